@@ -1,0 +1,70 @@
+#include "audio/frame_source.h"
+
+#include <algorithm>
+
+namespace earshot::audio {
+
+Result<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path,
+                                                     const FileSourceOptions& options) {
+  Result<std::unique_ptr<SoundFile>> file = SoundFile::Open(path);
+  if (!file.ok()) return file.error();
+  const int rate = (*file)->rate();
+  const size_t chunk_frames =
+      std::max<size_t>(1, static_cast<size_t>(rate) * options.read_chunk_ms / 1000);
+  Result<std::unique_ptr<Converter>> converter =
+      Converter::Create(rate, (*file)->channels(), options.resampler_quality, chunk_frames);
+  if (!converter.ok()) return Error{path + ": " + converter.error().message};
+  return std::unique_ptr<FileSource>(
+      new FileSource(std::move(file).value(), std::move(converter).value(), chunk_frames));
+}
+
+FileSource::FileSource(std::unique_ptr<SoundFile> file, std::unique_ptr<Converter> converter,
+                       size_t chunk_frames)
+    : file_(std::move(file)),
+      converter_(std::move(converter)),
+      chunk_(chunk_frames * file_->channels()) {
+  pending_.reserve(chunk_frames * 4 + 8192);  // > one converted chunk plus a partial frame
+}
+
+SourceInfo FileSource::info() const {
+  return SourceInfo{file_->rate(), file_->channels(), frames_read_};
+}
+
+Status FileSource::Refill() {
+  // Keep the unconsumed tail (less than a frame), then append the next converted chunk.
+  pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(pending_pos_));
+  pending_pos_ = 0;
+  Result<std::span<const int16_t>> converted = std::span<const int16_t>();
+  if (!input_done_) {
+    Result<size_t> got = file_->Read(chunk_);
+    if (!got.ok()) return got.error();
+    frames_read_ += static_cast<int64_t>(*got);
+    if (*got == 0) {
+      input_done_ = true;
+    } else {
+      converted = converter_->Process({chunk_.data(), *got * file_->channels()});
+    }
+  }
+  if (input_done_) {
+    converted = converter_->Flush();
+    if (converted.ok() && converted->empty()) at_end_ = true;
+  }
+  if (!converted.ok()) return Error{file_->path() + ": " + converted.error().message};
+  pending_.insert(pending_.end(), converted->begin(), converted->end());
+  return OkStatus();
+}
+
+Result<bool> FileSource::Next(Frame& frame) {
+  while (pending_.size() - pending_pos_ < frame.size() && !at_end_) {
+    Status s = Refill();
+    if (!s.ok()) return s.error();
+  }
+  const size_t available = std::min(pending_.size() - pending_pos_, frame.size());
+  if (available == 0) return false;
+  std::copy_n(pending_.begin() + static_cast<ptrdiff_t>(pending_pos_), available, frame.begin());
+  std::fill(frame.begin() + static_cast<ptrdiff_t>(available), frame.end(), int16_t{0});
+  pending_pos_ += available;
+  return true;
+}
+
+}  // namespace earshot::audio

@@ -1,0 +1,54 @@
+// FrameSource: anything that yields 16 kHz mono int16 audio in 10 ms frames (files now, ALSA later).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "audio/converter.h"
+#include "audio/format.h"
+#include "audio/sound_file.h"
+#include "config/result.h"
+
+namespace earshot::audio {
+
+class FrameSource {
+ public:
+  virtual ~FrameSource() = default;
+  // Fills `frame` with the next 10 ms; false at the end of the stream. The last partial frame is
+  // zero-padded.
+  virtual Result<bool> Next(Frame& frame) = 0;
+  // What has been read so far, before conversion.
+  virtual SourceInfo info() const = 0;
+};
+
+struct FileSourceOptions {
+  int read_chunk_ms = 100;                // decoded per read: bounds memory whatever the length
+  std::string resampler_quality = "high";  // libsoxr recipe
+};
+
+// A WAV/FLAC/... file through SoundFile and Converter.
+class FileSource final : public FrameSource {
+ public:
+  static Result<std::unique_ptr<FileSource>> Open(const std::string& path,
+                                                  const FileSourceOptions& options);
+  Result<bool> Next(Frame& frame) override;
+  SourceInfo info() const override;
+
+ private:
+  FileSource(std::unique_ptr<SoundFile> file, std::unique_ptr<Converter> converter,
+             size_t chunk_frames);
+  // Decodes and converts the next chunk into pending_; sets at_end_ after the last one.
+  Status Refill();
+
+  std::unique_ptr<SoundFile> file_;
+  std::unique_ptr<Converter> converter_;
+  std::vector<float> chunk_;        // interleaved, as decoded
+  std::vector<int16_t> pending_;    // converted samples not yet handed out
+  size_t pending_pos_ = 0;
+  int64_t frames_read_ = 0;
+  bool input_done_ = false;  // the file is exhausted
+  bool at_end_ = false;      // and the converter drained
+};
+
+}  // namespace earshot::audio

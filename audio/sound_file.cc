@@ -1,0 +1,98 @@
+#include "audio/sound_file.h"
+
+#include <sndfile.h>
+#include <sys/stat.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
+#include <cstring>
+
+namespace earshot::audio {
+namespace {
+
+constexpr int kMaxChannels = 64;
+constexpr int kMinRate = 4000;
+constexpr int kMaxRate = 384000;
+
+Error FileError(const std::string& path, const std::string& cause) {
+  return Error{path + ": " + cause};
+}
+
+// libsndfile shortens a WAV/AIFF whose data chunk runs past the end of the file to what is there,
+// and only says so in its log: "data : 64000 (should be 39956)". A size of 0 or >= 2^31 is the
+// placeholder of a writer that streamed to a pipe (arecord, sox -), not a cut file.
+std::string TruncationInLog(SNDFILE* file) {
+  char log[8192] = {};
+  sf_command(file, SFC_GET_LOG_INFO, log, sizeof log);
+  std::string_view text(log);
+  for (std::string_view tag : {"\ndata : ", "\nSSND : "}) {
+    size_t at = text.find(tag);
+    if (at == std::string_view::npos) continue;
+    std::string_view line = text.substr(at + tag.size());
+    line = line.substr(0, line.find('\n'));
+    const size_t should = line.find("(should be ");
+    if (should == std::string_view::npos) continue;
+    const long long declared = std::atoll(std::string(line).c_str());
+    const long long actual = std::atoll(std::string(line.substr(should + 11)).c_str());
+    if (declared == 0 || declared >= 0x7fffffffLL) continue;
+    return "truncated: the header declares " + std::to_string(declared) +
+           " bytes of audio, the file holds " + std::to_string(actual);
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return FileError(path, std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) return FileError(path, "is a directory, not an audio file");
+  if (st.st_size == 0) return FileError(path, "empty file (0 bytes), not audio");
+
+  SF_INFO info{};
+  SNDFILE* file = sf_open(path.c_str(), SFM_READ, &info);
+  if (file == nullptr) {
+    return FileError(path, std::string("not a readable audio file (libsndfile: ") +
+                               sf_strerror(nullptr) + ")");
+  }
+  std::string cause;
+  if (info.channels < 1 || info.channels > kMaxChannels) {
+    cause = "unsupported channel count " + std::to_string(info.channels);
+  } else if (info.samplerate < kMinRate || info.samplerate > kMaxRate) {
+    cause = "unsupported sample rate " + std::to_string(info.samplerate) + " Hz (expected " +
+            std::to_string(kMinRate) + " to " + std::to_string(kMaxRate) + " Hz)";
+  } else if (info.frames <= 0) {
+    cause = "holds no audio samples";
+  } else {
+    cause = TruncationInLog(file);
+  }
+  if (!cause.empty()) {
+    sf_close(file);
+    return FileError(path, cause);
+  }
+  return std::unique_ptr<SoundFile>(
+      new SoundFile(file, path, info.samplerate, info.channels, info.frames));
+}
+
+SoundFile::SoundFile(SNDFILE* file, std::string path, int rate, int channels, int64_t frames)
+    : file_(file), path_(std::move(path)), rate_(rate), channels_(channels), frames_(frames) {}
+
+SoundFile::~SoundFile() { sf_close(file_); }
+
+Result<size_t> SoundFile::Read(std::span<float> interleaved) {
+  const sf_count_t want = static_cast<sf_count_t>(interleaved.size()) / channels_;
+  const sf_count_t got = sf_readf_float(file_, interleaved.data(), want);
+  if (sf_error(file_) != SF_ERR_NO_ERROR) {
+    return FileError(path_, std::string("decoding failed: ") + sf_strerror(file_));
+  }
+  frames_read_ += got;
+  // libsndfile trusts the header for the length; fewer frames than it promised is a cut file.
+  if (got < want && frames_read_ < frames_) {
+    return FileError(path_, "truncated: header promises " + std::to_string(frames_) +
+                                " frames, only " + std::to_string(frames_read_) + " could be read");
+  }
+  return static_cast<size_t>(got);
+}
+
+}  // namespace earshot::audio

@@ -1,0 +1,43 @@
+// SoundFile: reads WAV, FLAC and the other formats of libsndfile, in chunks, as interleaved float.
+// Memory is bounded by the chunk the caller passes, whatever the file's length.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "config/result.h"
+
+struct sf_private_tag;
+
+namespace earshot::audio {
+
+class SoundFile {
+ public:
+  // Opens `path`; an error names the file and the cause (missing, empty, not audio, ...).
+  static Result<std::unique_ptr<SoundFile>> Open(const std::string& path);
+  ~SoundFile();
+  SoundFile(const SoundFile&) = delete;
+  SoundFile& operator=(const SoundFile&) = delete;
+
+  int rate() const { return rate_; }
+  int channels() const { return channels_; }
+  int64_t frames_in_header() const { return frames_; }
+  const std::string& path() const { return path_; }
+
+  // Reads up to interleaved.size() / channels() frames, scaled to [-1, 1); 0 at the end.
+  // A decoding error (corrupt FLAC, short read of a truncated file) is an error naming the file.
+  Result<size_t> Read(std::span<float> interleaved);
+
+ private:
+  SoundFile(sf_private_tag* file, std::string path, int rate, int channels, int64_t frames);
+  sf_private_tag* file_;
+  std::string path_;
+  int rate_;
+  int channels_;
+  int64_t frames_;
+  int64_t frames_read_ = 0;
+};
+
+}  // namespace earshot::audio

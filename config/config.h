@@ -1,0 +1,45 @@
+// Config: the effective value of every option of config/options.h, from the defaults, a TOML file
+// and `--set` overrides, in that order. Unknown keys, wrong types and out-of-range values are errors
+// that name the key (and the file) and the allowed range.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "config/result.h"
+
+namespace earshot::config {
+
+using Value = std::variant<int64_t, double, bool, std::string>;
+
+class Config {
+ public:
+  // Every option at its default.
+  static Config Defaults();
+  // Defaults, then the keys of a TOML file (tables are sections: [audio] preroll_ms = 1500).
+  static Result<Config> FromFile(const std::filesystem::path& path);
+
+  // Applies one "section.key=value" override (the argument of --set).
+  Status SetAssignment(std::string_view assignment);
+  // Sets one option from its text form, checking type and range.
+  Status Set(std::string_view name, std::string_view text);
+
+  // Typed getters. `name` must be in the options table with that type (a bug otherwise: aborts).
+  int64_t Int(std::string_view name) const;
+  double Float(std::string_view name) const;
+  bool Bool(std::string_view name) const;
+  const std::string& String(std::string_view name) const;
+
+  // The effective configuration as a commented TOML file that FromFile reads back unchanged.
+  std::string ToToml() const;
+
+ private:
+  const Value& Get(std::string_view name) const;
+  std::map<std::string, Value, std::less<>> values_;
+};
+
+}  // namespace earshot::config

@@ -1,0 +1,100 @@
+#include "statemachine/event.h"
+
+#include <charconv>
+#include <cstdio>
+
+namespace earshot {
+namespace {
+
+// Appends JSON fields to an object under construction.
+class JsonObject {
+ public:
+  explicit JsonObject(const char* event) { String("event", event); }
+
+  JsonObject& String(const char* key, std::string_view value) {
+    Key(key);
+    out_ += '"';
+    for (char c : value) {
+      switch (c) {
+        case '"': out_ += "\\\""; break;
+        case '\\': out_ += "\\\\"; break;
+        case '\n': out_ += "\\n"; break;
+        case '\t': out_ += "\\t"; break;
+        case '\r': out_ += "\\r"; break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", c);
+            out_ += esc;
+          } else {
+            out_ += c;
+          }
+      }
+    }
+    out_ += '"';
+    return *this;
+  }
+
+  JsonObject& Number(const char* key, double value) {
+    Key(key);
+    char buf[32];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value);  // shortest exact form
+    out_.append(buf, end);
+    return *this;
+  }
+
+  JsonObject& Bool(const char* key, bool value) {
+    Key(key);
+    out_ += value ? "true" : "false";
+    return *this;
+  }
+
+  std::string Finish() { return out_ + "}"; }
+
+ private:
+  void Key(const char* key) {
+    out_ += out_.size() > 1 ? ", \"" : "\"";
+    out_ += key;
+    out_ += "\": ";
+  }
+  std::string out_ = "{";
+};
+
+struct ToJsonVisitor {
+  std::string operator()(const SpeechStartEvent& e) const {
+    return JsonObject("speech_start").Number("t", e.t).Finish();
+  }
+  std::string operator()(const SpeechEndEvent& e) const {
+    return JsonObject("speech_end").Number("t", e.t).Finish();
+  }
+  std::string operator()(const WakeEvent& e) const {
+    return JsonObject("wake").Number("t", e.t).String("keyword", e.keyword)
+        .Number("score", e.score).Finish();
+  }
+  std::string operator()(const TranscriptEvent& e) const {
+    return JsonObject("transcript").Number("t", e.t).String("text", e.text).Bool("final", e.final)
+        .Number("confidence", e.confidence).Number("start", e.start).Number("end", e.end).Finish();
+  }
+  std::string operator()(const ProfileEvent& e) const {
+    return JsonObject("profile").Number("t", e.t).String("profile", e.profile)
+        .String("reason", e.reason).Finish();
+  }
+  std::string operator()(const StateEvent& e) const {
+    return JsonObject("state").Number("t", e.t).String("state", e.state).Finish();
+  }
+  std::string operator()(const ErrorEvent& e) const {
+    return JsonObject("error").Number("t", e.t).String("stage", e.stage)
+        .String("message", e.message).Finish();
+  }
+  std::string operator()(const AudioEvent& e) const {
+    return JsonObject("audio").Number("t", e.t).String("file", e.file)
+        .Number("duration", e.duration).Number("rate", e.rate).Number("channels", e.channels)
+        .Finish();
+  }
+};
+
+}  // namespace
+
+std::string ToJson(const Event& event) { return std::visit(ToJsonVisitor{}, event); }
+
+}  // namespace earshot

@@ -1,0 +1,40 @@
+// The events of DESIGN.md, one struct each; JSON lines and D-Bus carry the same facts.
+// `t` is seconds of stream time (offline) or since start (daemon).
+#pragma once
+
+#include <string>
+#include <variant>
+
+namespace earshot {
+
+struct SpeechStartEvent { double t = 0; };
+struct SpeechEndEvent { double t = 0; };
+struct WakeEvent { double t = 0; std::string keyword; double score = 0; };
+struct TranscriptEvent {
+  double t = 0;
+  std::string text;
+  bool final = false;
+  double confidence = 0;
+  double start = 0;
+  double end = 0;
+};
+struct ProfileEvent { double t = 0; std::string profile; std::string reason; };
+struct StateEvent { double t = 0; std::string state; };
+struct ErrorEvent { double t = 0; std::string stage; std::string message; };
+// What a file held before conversion (offline only).
+struct AudioEvent { double t = 0; std::string file; double duration = 0; int rate = 0; int channels = 0; };
+
+using Event = std::variant<SpeechStartEvent, SpeechEndEvent, WakeEvent, TranscriptEvent,
+                           ProfileEvent, StateEvent, ErrorEvent, AudioEvent>;
+
+// One JSON object, without the newline: {"event": "wake", "t": 12.34, ...}.
+std::string ToJson(const Event& event);
+
+// Where events go: the pipeline knows nothing else of them.
+class EventSink {
+ public:
+  virtual ~EventSink() = default;
+  virtual void Emit(const Event& event) = 0;
+};
+
+}  // namespace earshot

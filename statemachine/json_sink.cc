@@ -1,0 +1,11 @@
+#include "statemachine/json_sink.h"
+
+namespace earshot {
+
+void JsonLinesSink::Emit(const Event& event) {
+  const std::string line = ToJson(event) + "\n";
+  std::fwrite(line.data(), 1, line.size(), out_);  // whole lines only: never a partial object
+  std::fflush(out_);
+}
+
+}  // namespace earshot

@@ -1,0 +1,269 @@
+#include <gtest/gtest.h>
+#include <sndfile.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <numbers>
+#include <vector>
+
+#include "audio/converter.h"
+#include "audio/frame_source.h"
+#include "audio/ring_buffer.h"
+
+namespace earshot::audio {
+namespace {
+
+std::string TempPath(const std::string& name) {
+  return (std::filesystem::path(testing::TempDir()) / name).string();
+}
+
+// Writes `seconds` of a sine (amplitude 0.5) on every channel with libsndfile.
+std::string WriteSine(const std::string& name, int format, int rate, int channels, double seconds,
+                      double hz = 440.0) {
+  const std::string path = TempPath(name);
+  SF_INFO info{};
+  info.samplerate = rate;
+  info.channels = channels;
+  info.format = format;
+  SNDFILE* f = sf_open(path.c_str(), SFM_WRITE, &info);
+  EXPECT_NE(f, nullptr) << sf_strerror(nullptr);
+  const auto frames = static_cast<size_t>(seconds * rate);
+  std::vector<float> data(frames * channels);
+  for (size_t i = 0; i < frames; ++i) {
+    const double v = 0.5 * std::sin(2 * std::numbers::pi * hz * static_cast<double>(i) / rate);
+    for (int c = 0; c < channels; ++c) data[i * channels + c] = static_cast<float>(v);
+  }
+  sf_writef_float(f, data.data(), static_cast<sf_count_t>(frames));
+  sf_close(f);
+  return path;
+}
+
+struct ReadResult {
+  std::vector<int16_t> samples;
+  SourceInfo info;
+};
+
+Result<ReadResult> ReadAll(const std::string& path, const FileSourceOptions& options = {}) {
+  Result<std::unique_ptr<FileSource>> source = FileSource::Open(path, options);
+  if (!source.ok()) return source.error();
+  ReadResult r;
+  Frame frame;
+  for (;;) {
+    Result<bool> more = (*source)->Next(frame);
+    if (!more.ok()) return more.error();
+    if (!*more) break;
+    r.samples.insert(r.samples.end(), frame.begin(), frame.end());
+  }
+  r.info = (*source)->info();
+  return r;
+}
+
+// Amplitude of `hz` in `x` at 16 kHz (single-bin DFT), relative to full scale.
+double ToneAmplitude(const std::vector<int16_t>& x, double hz, size_t skip) {
+  double re = 0, im = 0;
+  const size_t n = x.size() - 2 * skip;
+  for (size_t i = skip; i < skip + n; ++i) {
+    const double w = 2 * std::numbers::pi * hz * static_cast<double>(i) / kSampleRate;
+    re += x[i] * std::cos(w);
+    im += x[i] * std::sin(w);
+  }
+  return 2 * std::hypot(re, im) / static_cast<double>(n) / 32768.0;
+}
+
+TEST(FileSource, SixteenKhzInt16IsBitExact) {
+  const std::string path = TempPath("exact.wav");
+  SF_INFO info{};
+  info.samplerate = 16000;
+  info.channels = 1;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+  std::vector<int16_t> written(1234);
+  for (size_t i = 0; i < written.size(); ++i) written[i] = static_cast<int16_t>(i * 53 - 32768);
+  SNDFILE* f = sf_open(path.c_str(), SFM_WRITE, &info);
+  ASSERT_NE(f, nullptr);
+  sf_writef_short(f, written.data(), static_cast<sf_count_t>(written.size()));
+  sf_close(f);
+
+  Result<ReadResult> r = ReadAll(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  ASSERT_EQ(r->samples.size(), 8 * kFrameSamples);  // 1234 samples -> 8 frames, last zero-padded
+  for (size_t i = 0; i < written.size(); ++i) ASSERT_EQ(r->samples[i], written[i]) << i;
+  for (size_t i = written.size(); i < r->samples.size(); ++i) ASSERT_EQ(r->samples[i], 0);
+  EXPECT_EQ(r->info.frames, 1234);
+}
+
+struct FormatCase {
+  const char* name;
+  int format;
+  int rate;
+  int channels;
+  friend void PrintTo(const FormatCase& c, std::ostream* os) { *os << c.name; }
+};
+
+class FileSourceFormats : public testing::TestWithParam<FormatCase> {};
+
+TEST_P(FileSourceFormats, ConvertsTo16kMonoKeepingTheTone) {
+  const FormatCase& c = GetParam();
+  const std::string path = WriteSine(c.name, c.format, c.rate, c.channels, 1.0);
+  Result<ReadResult> r = ReadAll(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->info.rate, c.rate);
+  EXPECT_EQ(r->info.channels, c.channels);
+  EXPECT_EQ(r->info.frames, c.rate);
+  // One second at 16 kHz, within the resampler's delay and the last partial frame.
+  EXPECT_NEAR(static_cast<double>(r->samples.size()), 16000.0, kFrameSamples);
+  const double tolerance = (c.format & SF_FORMAT_SUBMASK) == SF_FORMAT_PCM_U8 ? 0.02 : 0.005;
+  EXPECT_NEAR(ToneAmplitude(r->samples, 440, 800), 0.5, tolerance);
+  EXPECT_LT(ToneAmplitude(r->samples, 1000, 800), 0.005);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Formats, FileSourceFormats,
+    testing::Values(FormatCase{"u8.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_U8, 16000, 1},
+                    FormatCase{"f32.wav", SF_FORMAT_WAV | SF_FORMAT_FLOAT, 16000, 1},
+                    FormatCase{"r8k.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 8000, 1},
+                    FormatCase{"r48k.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 48000, 1},
+                    FormatCase{"r44k.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 44100, 1},
+                    FormatCase{"stereo.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 48000, 2},
+                    FormatCase{"six.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_24, 16000, 6},
+                    FormatCase{"six48.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 48000, 6}),
+    [](const auto& param_info) {
+      std::string n = param_info.param.name;
+      for (char& ch : n) if (ch == '.') ch = '_';
+      return n;
+    });
+
+TEST(FileSource, DownmixAveragesChannels) {
+  const std::string path = TempPath("lr.wav");
+  SF_INFO info{};
+  info.samplerate = 16000;
+  info.channels = 2;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+  std::vector<int16_t> lr = {1000, 3000, -2000, 0, 32767, 32767};
+  SNDFILE* f = sf_open(path.c_str(), SFM_WRITE, &info);
+  ASSERT_NE(f, nullptr);
+  sf_writef_short(f, lr.data(), 3);
+  sf_close(f);
+  Result<ReadResult> r = ReadAll(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->samples[0], 2000);
+  EXPECT_EQ(r->samples[1], -1000);
+  EXPECT_EQ(r->samples[2], 32767);
+}
+
+// Every bad input gives an error naming the file and the cause.
+void ExpectError(const std::string& path, const std::string& cause) {
+  Result<ReadResult> r = ReadAll(path);
+  ASSERT_FALSE(r.ok()) << path << " was accepted";
+  EXPECT_NE(r.error().message.find(path), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find(cause), std::string::npos) << r.error().message;
+}
+
+TEST(FileSource, MissingFile) { ExpectError(TempPath("missing.wav"), "No such file"); }
+
+TEST(FileSource, EmptyFile) {
+  const std::string path = TempPath("empty.wav");
+  std::ofstream{path};
+  ExpectError(path, "empty file");
+}
+
+TEST(FileSource, TextFileRenamedWav) {
+  const std::string path = TempPath("text.wav");
+  std::ofstream(path) << "this is not a wave file, just some words\n";
+  ExpectError(path, "not a readable audio file");
+}
+
+TEST(FileSource, Directory) { ExpectError(testing::TempDir(), "directory"); }
+
+void Truncate(const std::string& path, double keep) {
+  const auto size = std::filesystem::file_size(path);
+  std::filesystem::resize_file(path, static_cast<uintmax_t>(static_cast<double>(size) * keep));
+}
+
+TEST(FileSource, TruncatedWav) {
+  const std::string path = WriteSine("cut.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 16000, 1, 2.0);
+  Truncate(path, 0.5);
+  ExpectError(path, "truncated");
+}
+
+TEST(FileSource, HeaderOnlyWav) {
+  const std::string path = WriteSine("hdr.wav", SF_FORMAT_WAV | SF_FORMAT_PCM_16, 16000, 1, 1.0);
+  std::filesystem::resize_file(path, 44);
+  Result<ReadResult> r = ReadAll(path);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find(path), std::string::npos);
+}
+
+TEST(FileSource, TruncatedFlac) {
+  const std::string path =
+      WriteSine("cut.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 16000, 1, 2.0, 1234.5);
+  Truncate(path, 0.5);
+  ExpectError(path, "");
+}
+
+TEST(FileSource, CorruptFlacBody) {
+  const std::string path =
+      WriteSine("corrupt.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 16000, 1, 2.0, 777.0);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  f.seekp(static_cast<std::streamoff>(std::filesystem::file_size(path) / 3));
+  const std::string garbage(2000, '\x5a');
+  f.write(garbage.data(), static_cast<std::streamsize>(garbage.size()));
+  f.close();
+  ExpectError(path, "");
+}
+
+TEST(Converter, RejectsUnknownQuality) {
+  EXPECT_FALSE(Converter::Create(48000, 1, "best", 4800).ok());
+  EXPECT_TRUE(Converter::Create(48000, 1, "very_high", 4800).ok());
+}
+
+TEST(FloatToInt16, RoundsAndSaturates) {
+  const std::vector<float> in = {0.0f, 0.5f, -1.0f, 1.0f, 2.0f, -3.0f, 1.4f / 32768, 1.6f / 32768};
+  std::vector<int16_t> out(in.size());
+  FloatToInt16(in, out);
+  EXPECT_EQ(out, (std::vector<int16_t>{0, 16384, -32768, 32767, 32767, -32768, 1, 2}));
+}
+
+TEST(PreRollBuffer, KeepsTheNewestSamplesInOrder) {
+  PreRollBuffer ring(5);
+  std::vector<int16_t> out(5, -1);
+  EXPECT_EQ(ring.Latest(out), 0u);
+  ring.Push(std::vector<int16_t>{1, 2, 3});
+  EXPECT_EQ(ring.Latest(out), 3u);
+  EXPECT_EQ(std::vector<int16_t>(out.begin(), out.begin() + 3), (std::vector<int16_t>{1, 2, 3}));
+  ring.Push(std::vector<int16_t>{4, 5, 6, 7});
+  EXPECT_EQ(ring.Latest(out), 5u);
+  EXPECT_EQ(out, (std::vector<int16_t>{3, 4, 5, 6, 7}));
+  std::vector<int16_t> two(2);
+  ring.Latest(two);
+  EXPECT_EQ(two, (std::vector<int16_t>{6, 7}));
+  ring.Push(std::vector<int16_t>{10, 11, 12, 13, 14, 15, 16});  // longer than the capacity
+  EXPECT_EQ(ring.Latest(out), 5u);
+  EXPECT_EQ(out, (std::vector<int16_t>{12, 13, 14, 15, 16}));
+  EXPECT_EQ(ring.total_pushed(), 14);
+  ring.Reset();
+  EXPECT_EQ(ring.size(), 0u);
+}
+
+TEST(PreRollBuffer, DefaultPreRollHoldsOneAndAHalfSeconds) {
+  PreRollBuffer ring(1500 * kSampleRate / 1000);
+  Frame frame{};
+  for (int i = 0; i < 500; ++i) {
+    frame.fill(static_cast<int16_t>(i));
+    ring.Push(frame);
+  }
+  std::vector<int16_t> all(ring.capacity());
+  ASSERT_EQ(ring.Latest(all), 24000u);
+  EXPECT_EQ(all.front(), 350);  // 150 frames of 10 ms = 1.5 s back
+  EXPECT_EQ(all.back(), 499);
+}
+
+TEST(PreRollBuffer, ZeroCapacityIsValid) {
+  PreRollBuffer ring(0);
+  ring.Push(std::vector<int16_t>{1, 2});
+  std::vector<int16_t> out(2);
+  EXPECT_EQ(ring.Latest(out), 0u);
+}
+
+}  // namespace
+}  // namespace earshot::audio

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# CLI tests of `earshot`: exit statuses, golden output, every kind of bad input, a 2-hour file.
+# Usage: tests/cli_test.sh PATH/TO/earshot
+set -uo pipefail
+earshot=$(realpath "$1")
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+passed=0; failed=0
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
+}
+status_is() { local want=$1; shift; "$@" >out.txt 2>err.txt; [ $? -eq "$want" ]; }
+valid_json_lines() { python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$1"; }
+one_error_line_naming() { [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "$1" err.txt; }
+
+# Commands and usage.
+check "help" status_is 0 "$earshot" --help
+check "help lists run" grep -q "^  run " out.txt
+check "no command" status_is 2 "$earshot"
+check "unknown command" status_is 2 "$earshot" frobnicate
+check "run --help" status_is 0 "$earshot" run --help
+check "unknown option" status_is 2 "$earshot" run --bogus x.wav
+check "unknown option named" grep -q -- "--bogus" err.txt
+check "--set unknown key" status_is 2 "$earshot" run --set audio.nope=1
+check "--set names key" grep -q "audio.nope" err.txt
+check "--set out of range" status_is 2 "$earshot" run --set audio.preroll_ms=99999
+check "--set names range" grep -qF "[0, 10000] ms" err.txt
+check "--print-config" status_is 0 "$earshot" run --print-config
+check "--print-config is the shipped default" cmp -s out.txt "$src/config/earshot.toml"
+check "--print-config with --set" status_is 0 "$earshot" run --set audio.preroll_ms=700 --print-config
+check "--print-config shows --set" grep -q "^preroll_ms = 700" out.txt
+printf '[audio]\nprerol_ms = 3\n' >bad.toml
+check "--config unknown key" status_is 1 "$earshot" run --config bad.toml
+check "--config error names file and key" grep -q "bad.toml: unknown option audio.prerol_ms" err.txt
+
+# Golden output on the bundled sample.
+cp "$src/tools/samples/computer_request.flac" sample.flac
+check "run sample" status_is 0 "$earshot" run sample.flac
+check "run sample golden" diff -u "$src/tests/golden/run_sample.jsonl" out.txt
+check "run sample json" valid_json_lines out.txt
+check "run default sample" status_is 0 "$earshot" run
+check "default sample is the bundled one" grep -q '"duration": 3.857625' out.txt
+
+# Formats that work: each gives an audio line with what was read.
+sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5
+sox -n -r 16000 -b 32 -e floating-point f32.wav synth 1 sine 440 vol 0.5
+sox -n -r 8000 -b 16 r8k.wav synth 1 sine 440 vol 0.5
+sox -n -r 48000 -b 16 r48k.flac synth 1 sine 440 vol 0.5
+sox -n -r 48000 -b 16 -c 2 stereo.wav synth 1 sine 440 sine 660 vol 0.5
+sox -n -r 44100 -b 24 -c 6 six.wav synth 1 sine 440 vol 0.5
+for f in u8.wav f32.wav r8k.wav r48k.flac stereo.wav six.wav; do
+  check "$f works" status_is 0 "$earshot" run "$f"
+  check "$f json" valid_json_lines out.txt
+done
+check "six.wav reported" grep -qF '"file": "six.wav", "duration": 1, "rate": 44100, "channels": 6' out.txt
+
+# Bad input: one clear line naming the file, exit 1, no partial JSON on stdout.
+: >empty.wav
+echo "not audio at all" >text.wav
+head -c 20000 f32.wav >cut.wav
+head -c 6000 r48k.flac >cut.flac
+for f in missing.wav empty.wav text.wav cut.wav cut.flac; do
+  check "$f fails" status_is 1 "$earshot" run "$f"
+  check "$f error names the file" one_error_line_naming "$f"
+  check "$f only the state line" test "$(cat out.txt)" = '{"event": "state", "t": 0, "state": "idle"}'
+done
+check "good files still run beside a bad one" status_is 1 "$earshot" run u8.wav missing.wav f32.wav
+check "two audio lines" test "$(grep -c '"audio"' out.txt)" -eq 2
+
+# A 2-hour file streams in flat memory (8 kHz 8-bit: 58 MB on disk, 230 MB once converted).
+sox -n -r 8000 -b 8 -e unsigned-integer long.wav synth 7200 sine 440 vol 0.5
+check "2-hour file" status_is 0 /usr/bin/time -f "%M" -o rss.txt "$earshot" run long.wav
+check "2-hour duration" grep -qF '"duration": 7200' out.txt
+rss_kib=$(tail -1 rss.txt)
+echo "2-hour file: peak RSS ${rss_kib} KiB"
+check "2-hour peak RSS under 64 MiB" test "$rss_kib" -lt 65536
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,112 @@
+#include "config/config.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "config/options.h"
+
+namespace earshot::config {
+namespace {
+
+std::filesystem::path WriteTemp(const std::string& name, const std::string& text) {
+  auto path = std::filesystem::path(testing::TempDir()) / name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(OptionsTable, EveryDefaultIsValidAndSectionsAreContiguous) {
+  std::set<std::string_view> closed;
+  std::string_view section;
+  for (const OptionSpec& spec : Options()) {
+    EXPECT_FALSE(spec.doc.empty()) << spec.name;
+    const std::string_view s = spec.name.substr(0, spec.name.find('.'));
+    ASSERT_NE(spec.name.find('.'), std::string_view::npos) << spec.name;
+    if (s != section) {
+      EXPECT_FALSE(closed.contains(s)) << "section " << s << " split in the table";
+      closed.insert(section);
+      section = s;
+    }
+  }
+  Config c = Config::Defaults();  // aborts on a default outside its range
+  EXPECT_EQ(c.Int("audio.preroll_ms"), 1500);
+}
+
+TEST(Config, FileOverridesDefaults) {
+  auto path = WriteTemp("ok.toml", "[audio]\npreroll_ms = 900\nresampler_quality = \"medium\"\n");
+  Result<Config> c = Config::FromFile(path);
+  ASSERT_TRUE(c.ok()) << c.error().message;
+  EXPECT_EQ(c->Int("audio.preroll_ms"), 900);
+  EXPECT_EQ(c->String("audio.resampler_quality"), "medium");
+  EXPECT_EQ(c->Int("audio.read_chunk_ms"), 100);
+}
+
+TEST(Config, UnknownKeyIsAnErrorNamingFileAndKey) {
+  auto path = WriteTemp("unknown.toml", "[audio]\npreroll = 900\n");
+  Result<Config> c = Config::FromFile(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("unknown.toml"), std::string::npos);
+  EXPECT_NE(c.error().message.find("unknown option audio.preroll"), std::string::npos);
+}
+
+TEST(Config, OutOfRangeNamesKeyAndRange) {
+  auto path = WriteTemp("range.toml", "[audio]\npreroll_ms = 20000\n");
+  Result<Config> c = Config::FromFile(path);
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("audio.preroll_ms"), std::string::npos) << c.error().message;
+  EXPECT_NE(c.error().message.find("[0, 10000] ms"), std::string::npos) << c.error().message;
+}
+
+TEST(Config, WrongTypeAndBadChoiceAreErrors) {
+  EXPECT_FALSE(Config::FromFile(WriteTemp("t1.toml", "[audio]\npreroll_ms = \"x\"\n")).ok());
+  EXPECT_FALSE(Config::FromFile(WriteTemp("t2.toml", "[audio]\npreroll_ms = 1.5\n")).ok());
+  Result<Config> c = Config::FromFile(WriteTemp("t3.toml", "[audio]\nresampler_quality = 'best'\n"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("quick|low|medium|high|very_high"), std::string::npos);
+  EXPECT_FALSE(Config::FromFile(WriteTemp("t4.toml", "preroll_ms = 3\n")).ok());
+}
+
+TEST(Config, SyntaxErrorGivesLineAndColumn) {
+  Result<Config> c = Config::FromFile(WriteTemp("syntax.toml", "[audio]\npreroll_ms = = 3\n"));
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("syntax.toml:2:"), std::string::npos) << c.error().message;
+}
+
+TEST(Config, MissingFileIsAnError) {
+  Result<Config> c = Config::FromFile("/nonexistent/earshot.toml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_NE(c.error().message.find("/nonexistent/earshot.toml"), std::string::npos);
+}
+
+TEST(Config, SetAssignment) {
+  Config c = Config::Defaults();
+  EXPECT_TRUE(c.SetAssignment("audio.preroll_ms=250").ok());
+  EXPECT_EQ(c.Int("audio.preroll_ms"), 250);
+  EXPECT_FALSE(c.SetAssignment("audio.preroll_ms").ok());
+  EXPECT_FALSE(c.SetAssignment("audio.preroll_ms=-1").ok());
+  EXPECT_FALSE(c.SetAssignment("audio.preroll_ms=12abc").ok());
+  EXPECT_FALSE(c.SetAssignment("audio.nope=1").ok());
+  EXPECT_EQ(c.Int("audio.preroll_ms"), 250);  // failed sets change nothing
+}
+
+TEST(Config, PrintedConfigReadsBackUnchanged) {
+  Config c = Config::Defaults();
+  ASSERT_TRUE(c.SetAssignment("audio.preroll_ms=42").ok());
+  ASSERT_TRUE(c.SetAssignment("audio.resampler_quality=very_high").ok());
+  auto path = WriteTemp("roundtrip.toml", c.ToToml());
+  Result<Config> back = Config::FromFile(path);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->ToToml(), c.ToToml());
+}
+
+TEST(Config, ShippedDefaultFileMatchesTheTable) {
+  std::ifstream in(std::string(EARSHOT_SOURCE_DIR) + "/config/earshot.toml");
+  std::string shipped((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(shipped, Config::Defaults().ToToml())
+      << "regenerate with: build/tools/earshot run --print-config > config/earshot.toml";
+}
+
+}  // namespace
+}  // namespace earshot::config

@@ -1,0 +1,30 @@
+#include "statemachine/event.h"
+
+#include <gtest/gtest.h>
+
+namespace earshot {
+namespace {
+
+TEST(Event, JsonFieldsInContractOrder) {
+  EXPECT_EQ(ToJson(WakeEvent{12.34, "computer", 0.97}),
+            R"({"event": "wake", "t": 12.34, "keyword": "computer", "score": 0.97})");
+  EXPECT_EQ(ToJson(StateEvent{0, "idle"}), R"({"event": "state", "t": 0, "state": "idle"})");
+  EXPECT_EQ(ToJson(AudioEvent{0, "a.wav", 2.5, 48000, 2}),
+            R"({"event": "audio", "t": 0, "file": "a.wav", "duration": 2.5, "rate": 48000, )"
+            R"("channels": 2})");
+  EXPECT_EQ(ToJson(TranscriptEvent{3.5, "hi", true, 0.5, 1, 3}),
+            R"({"event": "transcript", "t": 3.5, "text": "hi", "final": true, )"
+            R"("confidence": 0.5, "start": 1, "end": 3})");
+}
+
+TEST(Event, StringsAreEscaped) {
+  EXPECT_EQ(ToJson(ErrorEvent{1, "audio", "a \"b\"\\\n\x01"}),
+            R"({"event": "error", "t": 1, "stage": "audio", "message": "a \"b\"\\\n\u0001"})");
+}
+
+TEST(Event, FrameTimesPrintShort) {
+  EXPECT_EQ(ToJson(SpeechStartEvent{12 / 100.0}), R"({"event": "speech_start", "t": 0.12})");
+}
+
+}  // namespace
+}  // namespace earshot

@@ -1,0 +1,86 @@
+#include "tools/cli.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+namespace earshot::cli {
+
+std::string Args::Option(std::string_view name, std::string_view fallback) const {
+  for (auto it = options.rbegin(); it != options.rend(); ++it) {
+    if (it->first == name) return it->second;
+  }
+  return std::string(fallback);
+}
+
+Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
+  Args args;
+  const std::string prefix = "earshot " + std::string(command.name) + ": ";
+  for (int i = first; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string_view name = arg;
+    std::string value;
+    bool has_inline_value = false;
+    if (arg.starts_with("--") && arg.find('=') != std::string_view::npos) {
+      name = arg.substr(0, arg.find('='));
+      value = std::string(arg.substr(arg.find('=') + 1));
+      has_inline_value = true;
+    }
+    auto take_value = [&]() -> Result<std::string> {
+      if (has_inline_value) return value;
+      if (i + 1 >= argc) return Error{prefix + std::string(name) + " needs a value"};
+      return std::string(argv[++i]);
+    };
+    if (name == "--help" || name == "-h") {
+      args.help = true;
+    } else if (name == "--print-config") {
+      args.print_config = true;
+    } else if (name == "--config" || name == "--set") {
+      Result<std::string> v = take_value();
+      if (!v.ok()) return v.error();
+      (name == "--config" ? args.config_path : args.sets.emplace_back()) = *v;
+    } else if (std::find(command.value_options.begin(), command.value_options.end(), name) !=
+               command.value_options.end()) {
+      Result<std::string> v = take_value();
+      if (!v.ok()) return v.error();
+      args.options.emplace_back(std::string(name), *v);
+    } else if (arg.starts_with("-") && arg != "-") {
+      return Error{prefix + "unknown option " + std::string(arg) + " (see earshot " +
+                   std::string(command.name) + " --help)"};
+    } else {
+      args.positional.emplace_back(arg);
+    }
+  }
+  return args;
+}
+
+Result<config::Config> LoadConfig(const Args& args, int* status) {
+  *status = kExitRuntime;
+  Result<config::Config> cfg =
+      args.config_path.empty() ? config::Config::Defaults()
+                               : config::Config::FromFile(args.config_path);
+  if (!cfg.ok()) return cfg.error();
+  for (const std::string& set : args.sets) {
+    Status s = cfg->SetAssignment(set);
+    if (!s.ok()) {
+      *status = kExitUsage;
+      return Error{"--set: " + s.error().message};
+    }
+  }
+  *status = kExitOk;
+  return cfg;
+}
+
+void PrintError(std::string_view message) {
+  std::fprintf(stderr, "earshot: %.*s\n", static_cast<int>(message.size()), message.data());
+}
+
+std::string DefaultSamplePath() {
+  // Installed copy first, then the source tree this binary was built from.
+  for (const char* path : {EARSHOT_INSTALLED_SAMPLE, EARSHOT_SOURCE_SAMPLE}) {
+    if (std::filesystem::exists(path)) return path;
+  }
+  return EARSHOT_INSTALLED_SAMPLE;
+}
+
+}  // namespace earshot::cli

@@ -1,0 +1,51 @@
+// Shared command-line handling of the `earshot` sub-commands: the options every command takes
+// (--config, --set, --print-config, --help) and the exit statuses of DESIGN.md.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "config/config.h"
+#include "config/result.h"
+
+namespace earshot::cli {
+
+enum ExitStatus { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2 };
+
+// One sub-command's arguments after parsing. Options of the command itself are collected as
+// name -> value pairs in `options`; the rest are positional.
+struct Args {
+  std::string config_path;
+  std::vector<std::string> sets;
+  bool print_config = false;
+  bool help = false;
+  std::vector<std::pair<std::string, std::string>> options;
+  std::vector<std::string> positional;
+
+  // The value of a command option, or `fallback` if absent.
+  std::string Option(std::string_view name, std::string_view fallback) const;
+};
+
+struct Command {
+  std::string_view name;
+  std::string_view synopsis;     // one line for `earshot --help`
+  std::string_view usage;        // full `--help` text
+  std::vector<std::string_view> value_options;  // command options that take a value
+  int (*run)(const Args& args);
+};
+
+// Parses argv[first..] for `command`; a usage error names the bad argument.
+Result<Args> Parse(const Command& command, int argc, char** argv, int first);
+
+// Defaults + --config file + --set overrides; prints the error and returns null on failure,
+// setting `status` to the exit status to use.
+Result<config::Config> LoadConfig(const Args& args, int* status);
+
+// One line on stderr: "earshot: MESSAGE".
+void PrintError(std::string_view message);
+
+// The bundled sample recording used when `earshot run` is given no file.
+std::string DefaultSamplePath();
+
+}  // namespace earshot::cli

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs every Debian package earshot needs (a no-op when all are there), then configures and
+# builds into build/. Works as root on a fresh Debian 12 machine, or through sudo.
+# Usage: tools/setup.sh [--training] [--no-build]
+#   --training  also install PyTorch and numpy for tools/train (python3-torch, python3-numpy)
+#   --no-build  install packages only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake pkg-config git       # toolchain
+  libsndfile1-dev libsoxr-dev                # audio files, resampling
+  libsamplerate0-dev                         # the resampler we measure libsoxr against (bench)
+  libtomlplusplus-dev                        # config
+  libfftw3-dev libkissfft-dev                # float reference front ends (tests, training)
+  libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
+  sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
+)
+build=1
+for arg in "$@"; do
+  case "$arg" in
+    --training) packages+=(python3-torch) ;;
+    --no-build) build=0 ;;
+    *) echo "setup.sh: unknown argument $arg (expected --training, --no-build)" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup.sh: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+if [ $build -eq 1 ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEARSHOT_WERROR=ON >/dev/null
+  cmake --build build -j"$(nproc)"
+fi
