@@ -12,7 +12,7 @@ packages=(
   libsndfile1-dev libsoxr-dev                # audio files, resampling
   libsamplerate0-dev                         # the resampler we measure libsoxr against (bench)
   libtomlplusplus-dev                        # config
-  libfftw3-dev libkissfft-dev                # float reference front ends (tests, training)
+  libfftw3-dev                               # float reference front end (tests, training)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
 )
