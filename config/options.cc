@@ -15,6 +15,20 @@ constexpr std::array kOptions = {
                "", "libsoxr recipe used when a source is not 16 kHz (high: 20-bit precision)"},
     OptionSpec{"audio.read_chunk_ms", T::kInt, "100", 10, 10000, "", "ms",
                "Audio decoded per read from a file or device; memory use is bounded by it"},
+    OptionSpec{"features.window_ms", T::kInt, "25", 10, 32, "", "ms",
+               "Analysis window of the front end (Hann); must fit in the FFT"},
+    OptionSpec{"features.fft_size", T::kInt, "512", 64, 1024, "", "points",
+               "Real FFT size (power of two)"},
+    OptionSpec{"features.mel_bands", T::kInt, "40", 1, 128, "", "bands", "Mel filterbank bands"},
+    OptionSpec{"features.mel_low_hz", T::kInt, "20", 0, 7999, "", "Hz", "Lower edge of the lowest band"},
+    OptionSpec{"features.mel_high_hz", T::kInt, "7600", 1, 8000, "", "Hz",
+               "Upper edge of the highest band"},
+    OptionSpec{"features.mfcc_count", T::kInt, "13", 1, 128, "", "coefficients",
+               "Cepstral coefficients kept (DCT-II of the log-mel energies)"},
+    OptionSpec{"features.lifter", T::kInt, "0", 0, 100, "", "",
+               "Cepstral liftering coefficient L (0: off, 22 is usual)"},
+    OptionSpec{"features.mean_norm", T::kString, "none", 0, 0, "none|running", "",
+               "Cepstral mean normalisation of the MFCCs: running mean over about 1.3 s"},
 };
 
 }  // namespace

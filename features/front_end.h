@@ -1,0 +1,66 @@
+// FrontEnd: the fixed-point log-mel / MFCC front end every model reads (on the device and in
+// training). It only chains the stages; each stage file documents its Q-formats and headroom.
+//
+//   int16 hop (10 ms) -> DcPreEmphasis (Q8) -> frame history (window_ms) -> Window + block scaling
+//   -> RealFft -> MelFilterbank (power, Q15 weights) -> LogScale (dB Q8) -> Dct (+lifter) (Q8)
+//   -> RunningMeanNorm (optional)
+//
+// One frame per hop: frame k is the window that ends with hop k (the stream starts from zeros).
+// Create allocates; Process never does. Integer arithmetic only on the per-frame path.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "config/result.h"
+#include "features/dc_preemphasis.h"
+#include "features/dct.h"
+#include "features/front_end_config.h"
+#include "features/log_scale.h"
+#include "features/mean_norm.h"
+#include "features/mel_filterbank.h"
+#include "features/real_fft.h"
+#include "features/window.h"
+
+namespace earshot::features {
+
+class FrontEnd {
+ public:
+  static Result<std::unique_ptr<FrontEnd>> Create(const FrontEndConfig& config);
+
+  // One hop of config.hop_samples() int16 samples; updates logmel_db_q8() and mfcc_q8().
+  void Process(std::span<const int16_t> hop);
+  void Reset();
+
+  std::span<const int16_t> logmel_db_q8() const { return logmel_db_q8_; }  // dB re full scale, Q8
+  std::span<const int32_t> mfcc_q8() const { return mfcc_q8_; }            // dB units, Q8
+  const FrontEndConfig& config() const { return config_; }
+
+  // The stages, for per-stage tests and benchmarks.
+  int last_block_exponent() const { return exponent_; }
+
+ private:
+  explicit FrontEnd(const FrontEndConfig& config);
+
+  FrontEndConfig config_;
+  DcPreEmphasis emphasis_;
+  RealFft fft_;
+  Window window_;
+  MelFilterbank mel_;
+  LogScale log_;
+  Dct dct_;
+  std::optional<RunningMeanNorm> mean_norm_;
+
+  std::vector<int32_t> history_q8_;  // the last window_samples of pre-emphasised audio
+  std::vector<int32_t> fft_in_;
+  std::vector<ComplexInt32> spectrum_;
+  std::vector<uint64_t> mel_energy_;
+  std::vector<int16_t> logmel_db_q8_;
+  std::vector<int32_t> mfcc_q8_;
+  int exponent_ = Window::kSilent;
+};
+
+}  // namespace earshot::features

@@ -1,0 +1,46 @@
+#include "features/front_end_config.h"
+
+#include <bit>
+
+namespace earshot::features {
+
+Status FrontEndConfig::Validate() const {
+  auto fail = [](const std::string& what) { return Status(Error{"front end: " + what}); };
+  if (sample_rate_hz != 16000) return fail("sample rate must be 16000 Hz");
+  if (hop_ms != 10) return fail("hop must be 10 ms (one frame per pipeline frame)");
+  if (window_samples() < hop_samples() || window_samples() > fft_size) {
+    return fail("window " + std::to_string(window_ms) + " ms must be >= the hop and fit in the " +
+                std::to_string(fft_size) + "-point FFT (" + std::to_string(fft_size * 1000 / 16000) +
+                " ms)");
+  }
+  if (!std::has_single_bit(static_cast<unsigned>(fft_size)) || fft_size < 64 || fft_size > 1024) {
+    return fail("fft_size " + std::to_string(fft_size) + " must be a power of two in [64, 1024]");
+  }
+  if (mel_low_hz < 0 || mel_high_hz > sample_rate_hz / 2 || mel_low_hz >= mel_high_hz) {
+    return fail("mel range " + std::to_string(mel_low_hz) + "-" + std::to_string(mel_high_hz) +
+                " Hz must lie within 0-8000 Hz, low below high");
+  }
+  if (mel_bands < 1 || mel_bands > 128) return fail("mel_bands must be in [1, 128]");
+  if (mfcc_count < 1 || mfcc_count > mel_bands) return fail("mfcc_count must be in [1, mel_bands]");
+  if (lifter < 0 || lifter > 100) return fail("lifter must be in [0, 100]");
+  if (mean_norm_shift < 1 || mean_norm_shift > 15) return fail("mean_norm_shift must be in [1, 15]");
+  return OkStatus();
+}
+
+Result<FrontEndConfig> FrontEndConfig::FromConfig(const config::Config& config) {
+  FrontEndConfig c;
+  c.window_ms = static_cast<int>(config.Int("features.window_ms"));
+  c.fft_size = static_cast<int>(config.Int("features.fft_size"));
+  c.mel_bands = static_cast<int>(config.Int("features.mel_bands"));
+  c.mel_low_hz = static_cast<int>(config.Int("features.mel_low_hz"));
+  c.mel_high_hz = static_cast<int>(config.Int("features.mel_high_hz"));
+  c.mfcc_count = static_cast<int>(config.Int("features.mfcc_count"));
+  c.lifter = static_cast<int>(config.Int("features.lifter"));
+  c.mean_norm = config.String("features.mean_norm") == "running" ? MeanNorm::kRunning
+                                                                   : MeanNorm::kNone;
+  Status s = c.Validate();
+  if (!s.ok()) return s.error();
+  return c;
+}
+
+}  // namespace earshot::features

@@ -1,0 +1,56 @@
+#include "features/log_scale.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "features/fixed_point.h"
+#include "features/window.h"
+
+namespace earshot::features {
+namespace {
+
+// 10 log10(2) = 3.0103 dB per octave, in Q15.
+constexpr int64_t kDbPerOctaveQ15 = 98643;
+
+}  // namespace
+
+LogScale::LogScale(double window_sum) {
+  for (int i = 0; i <= 256; ++i) {
+    log2_table_q16_[i] = static_cast<int32_t>(std::lround(std::log2(1.0 + i / 256.0) * 65536.0));
+  }
+  // mel_energy = M * 2^15 * 2^(2e) * 2^-16 = M * 2^(2e - 1), with M the band energy in int16 units
+  // (Q15 weights; X scaled by 2^e; the power's >> 16). Full scale: E_fs = (32768 * window_sum / 2)^2.
+  // dB = 10 log10(M / E_fs) = 3.0103 * (log2(mel_energy) - 2e + 1 - log2(E_fs)).
+  const double log2_full_scale = 2.0 * std::log2(32768.0 * window_sum / 2.0);
+  offset_q16_ = std::lround((1.0 - log2_full_scale) * 65536.0);
+}
+
+int64_t LogScale::Log2Q16(uint64_t v) const {
+  const auto msb = static_cast<int>(std::bit_width(v)) - 1;
+  // The 16 bits below the leading one: the fraction f of v = 2^msb (1 + f), in Q16.
+  const uint32_t frac_q16 =
+      msb >= 16 ? static_cast<uint32_t>(v >> (msb - 16)) & 0xFFFF
+                : static_cast<uint32_t>(v << (16 - msb)) & 0xFFFF;
+  const uint32_t index = frac_q16 >> 8;  // table segment
+  const int64_t t_q8 = frac_q16 & 0xFF;  // position inside it, Q8
+  const int64_t lo = log2_table_q16_[index];
+  const int64_t hi = log2_table_q16_[index + 1];
+  return int64_t{msb} * 65536 + lo + RoundShift((hi - lo) * t_q8, 8);  // (Q16 * Q8) >> 8 = Q16
+}
+
+void LogScale::Process(std::span<const uint64_t> mel_energy, int exponent,
+                       std::span<int16_t> db_q8) const {
+  for (size_t b = 0; b < mel_energy.size(); ++b) {
+    if (mel_energy[b] == 0 || exponent == Window::kSilent) {
+      db_q8[b] = kFloorDbQ8;
+      continue;
+    }
+    const int64_t log2_q16 = Log2Q16(mel_energy[b]) - int64_t{2 * exponent} * 65536 + offset_q16_;
+    // (Q16 * Q15) >> 23 = Q8; |log2| < 2^7 octaves, so the product < 2^7 * 2^16 * 2^17 = 2^40.
+    const int64_t db = RoundShift(log2_q16 * kDbPerOctaveQ15, 23);
+    db_q8[b] = SaturateTo<int16_t>(std::max<int64_t>(db, kFloorDbQ8));
+  }
+}
+
+}  // namespace earshot::features

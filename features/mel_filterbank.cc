@@ -1,0 +1,66 @@
+#include "features/mel_filterbank.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace earshot::features {
+namespace {
+
+double HzToMel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
+double MelToHz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); }
+
+}  // namespace
+
+std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate) {
+  const double mel_low = HzToMel(low_hz);
+  const double mel_step = (HzToMel(high_hz) - mel_low) / (bands + 1);
+  const double bin_hz = static_cast<double>(sample_rate) / fft_size;
+  std::vector<MelBand> out(bands);
+  for (int b = 0; b < bands; ++b) {
+    const double left = MelToHz(mel_low + b * mel_step);
+    const double center = MelToHz(mel_low + (b + 1) * mel_step);
+    const double right = MelToHz(mel_low + (b + 2) * mel_step);
+    out[b].first_bin = -1;
+    for (int k = 0; k <= fft_size / 2; ++k) {
+      const double f = k * bin_hz;
+      const double w = f <= center ? (f - left) / (center - left) : (right - f) / (right - center);
+      if (w <= 0) {
+        if (out[b].first_bin >= 0) break;
+        continue;
+      }
+      if (out[b].first_bin < 0) out[b].first_bin = k;
+      out[b].weights.push_back(w);
+    }
+    if (out[b].first_bin < 0) out[b].first_bin = 0;  // narrower than a bin: an empty band
+  }
+  return out;
+}
+
+MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate)
+    : power_(fft_size / 2 + 1) {
+  weight_offset_.push_back(0);
+  for (const MelBand& band : MelBands(bands, low_hz, high_hz, fft_size, sample_rate)) {
+    first_bin_.push_back(band.first_bin);
+    for (double w : band.weights) weights_q15_.push_back(SaturateTo<int16_t>(std::lround(w * 32768)));
+    weight_offset_.push_back(static_cast<int>(weights_q15_.size()));
+  }
+}
+
+void MelFilterbank::Process(std::span<const ComplexInt32> spectrum, std::span<uint64_t> mel_energy) {
+  for (size_t k = 0; k < power_.size(); ++k) {
+    // |re|, |im| <= 2^30.5 (RealFft): each square < 2^61, the sum < 2^62.
+    const auto re = static_cast<uint64_t>(int64_t{spectrum[k].re} * spectrum[k].re);
+    const auto im = static_cast<uint64_t>(int64_t{spectrum[k].im} * spectrum[k].im);
+    power_[k] = (re + im) >> kPowerShift;  // truncation: < 1 unit of 2^16, far below a band's floor
+  }
+  for (size_t b = 0; b < first_bin_.size(); ++b) {
+    const uint64_t* p = &power_[first_bin_[b]];
+    const int16_t* w = &weights_q15_[weight_offset_[b]];
+    const int count = weight_offset_[b + 1] - weight_offset_[b];
+    uint64_t sum = 0;
+    for (int i = 0; i < count; ++i) sum += static_cast<uint64_t>(w[i]) * p[i];  // Q15 * P
+    mel_energy[b] = sum;
+  }
+}
+
+}  // namespace earshot::features

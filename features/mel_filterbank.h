@@ -1,0 +1,45 @@
+// Stages 4-5: power spectrum and mel filterbank.
+// Bands are triangles on the HTK mel scale (mel = 2595 log10(1 + f / 700)), band edges equally
+// spaced in mel between mel_low_hz and mel_high_hz, peak weight 1 (Q15: 32767).
+//
+// Power: P[k] = (re^2 + im^2) >> 16 in 64 bits. Headroom by Parseval: with |x| <= 2^21 over N = 512
+// points, sum_k |X[k]|^2 = N sum_n x^2 <= 2^9 * 2^9 * 2^42 = 2^60, so sum P <= 2^44; a band sums
+// Q15 weights (< 2^15) times P: < 2^59, inside uint64 whatever the spectrum.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "features/fixed_point.h"
+
+namespace earshot::features {
+
+// The triangular weights in floating point: shared by the fixed-point table and the float reference.
+struct MelBand {
+  int first_bin;
+  std::vector<double> weights;  // for bins first_bin, first_bin + 1, ...
+};
+std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate);
+
+class MelFilterbank {
+ public:
+  static constexpr int kPowerShift = 16;  // P = |X|^2 >> 16
+
+  MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate);
+
+  // spectrum: fft_size/2 + 1 bins. mel_energy: `bands` values,
+  // mel_energy = sum_k w_q15[k] * (|X[k]|^2 >> 16), i.e. the band energy in Q15 * 2^-16.
+  void Process(std::span<const ComplexInt32> spectrum, std::span<uint64_t> mel_energy);
+
+  int bands() const { return static_cast<int>(first_bin_.size()); }
+
+ private:
+  std::vector<int> first_bin_;      // per band
+  std::vector<int> weight_offset_;  // per band, into weights_q15_; band b has
+                                    // weight_offset_[b+1] - weight_offset_[b] weights
+  std::vector<int16_t> weights_q15_;
+  std::vector<uint64_t> power_;     // scratch: fft_size/2 + 1 bins
+};
+
+}  // namespace earshot::features

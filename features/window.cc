@@ -1,0 +1,43 @@
+#include "features/window.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numbers>
+
+#include "features/fixed_point.h"
+
+namespace earshot::features {
+
+Window::Window(int length, int max_bits)
+    : window_q15_(length), max_bits_(max_bits), product_q23_(length) {
+  for (int n = 0; n < length; ++n) {
+    const double w = 0.5 - 0.5 * std::cos(2 * std::numbers::pi * n / length);
+    window_q15_[n] = SaturateTo<int16_t>(std::lround(w * 32768.0));  // 1.0 saturates to 32767
+  }
+}
+
+int Window::Process(std::span<const int32_t> frame_q8, std::span<int32_t> fft_in) {
+  uint64_t max_abs = 0;
+  const size_t length = window_q15_.size();
+  for (size_t n = 0; n < length; ++n) {
+    // Q8 * Q15 = Q23; |product| < 2^25 * 2^15 = 2^40.
+    product_q23_[n] = int64_t{frame_q8[n]} * window_q15_[n];
+    max_abs |= static_cast<uint64_t>(product_q23_[n] < 0 ? -product_q23_[n] : product_q23_[n]);
+  }
+  std::fill(fft_in.begin() + static_cast<ptrdiff_t>(length), fft_in.end(), 0);
+  if (max_abs == 0) {
+    std::fill(fft_in.begin(), fft_in.end(), 0);
+    return kSilent;
+  }
+  // OR of the magnitudes has the same top bit as their maximum. Shift so the top bit lands on
+  // bit max_bits-1: values then lie below 2^max_bits (rounding may reach it exactly: in range).
+  const auto bits = static_cast<int>(std::bit_width(max_abs));
+  const int shift_right = bits - max_bits_;
+  for (size_t n = 0; n < length; ++n) {
+    fft_in[n] = static_cast<int32_t>(ScaleByPow2(product_q23_[n], -shift_right));
+  }
+  return 23 - shift_right;  // fft_in = x * w * 2^(23 - shift_right)
+}
+
+}  // namespace earshot::features
