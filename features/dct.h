@@ -16,13 +16,14 @@ class Dct {
   Dct(int bands, int coefficients, int lifter);
 
   // logmel_db_q8: `bands` values (dB, Q8). mfcc_q8: `coefficients` values (dB units, Q8).
-  // Headroom: |logmel| < 2^15, |matrix| < 2^(14+6) (lifter <= 100), 128 bands: < 2^42 in int64.
+  // The matrix is Q20: in Q14 the rounding of sqrt(1/40) alone moved c0 by 0.1 dB on a -100 dB floor.
+  // Headroom: |logmel| < 2^15, |matrix| < 2^(20+6) (lifter <= 100), 128 bands: < 2^48 in int64.
   void Process(std::span<const int16_t> logmel_db_q8, std::span<int32_t> mfcc_q8) const;
 
  private:
   int bands_;
   int coefficients_;
-  std::vector<int32_t> matrix_q14_;
+  std::vector<int32_t> matrix_q20_;
 };
 
 }  // namespace earshot::features

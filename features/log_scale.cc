@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "features/fixed_point.h"
+#include "features/mel_filterbank.h"
 #include "features/window.h"
 
 namespace earshot::features {
@@ -19,11 +20,12 @@ LogScale::LogScale(double window_sum) {
   for (int i = 0; i <= 256; ++i) {
     log2_table_q16_[i] = static_cast<int32_t>(std::lround(std::log2(1.0 + i / 256.0) * 65536.0));
   }
-  // mel_energy = M * 2^15 * 2^(2e) * 2^-16 = M * 2^(2e - 1), with M the band energy in int16 units
-  // (Q15 weights; X scaled by 2^e; the power's >> 16). Full scale: E_fs = (32768 * window_sum / 2)^2.
-  // dB = 10 log10(M / E_fs) = 3.0103 * (log2(mel_energy) - 2e + 1 - log2(E_fs)).
+  // mel_energy = M * 2^15 * 2^(2e) * 2^-14 = M * 2^(2e + 1), with M the band energy in int16 units
+  // (Q15 weights; X scaled by 2^e; the power's >> 14). Full scale: E_fs = (32768 * window_sum / 2)^2.
+  // dB = 10 log10(M / E_fs) = 3.0103 * (log2(mel_energy) - 2e - 1 - log2(E_fs)).
+  static_assert(MelFilterbank::kPowerShift == 14, "the offset below assumes P = |X|^2 >> 14");
   const double log2_full_scale = 2.0 * std::log2(32768.0 * window_sum / 2.0);
-  offset_q16_ = std::lround((1.0 - log2_full_scale) * 65536.0);
+  offset_q16_ = std::lround((-1.0 - log2_full_scale) * 65536.0);
 }
 
 int64_t LogScale::Log2Q16(uint64_t v) const {

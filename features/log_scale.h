@@ -19,7 +19,7 @@ class LogScale {
   // window_sum: sum of the analysis window's weights (in [0, 1] units), used for 0 dB.
   explicit LogScale(double window_sum);
 
-  // mel_energy: Q15 * (|X|^2 >> 16) from MelFilterbank, X at block exponent `exponent` (Window).
+  // mel_energy: Q15 * (|X|^2 >> 14) from MelFilterbank, X at block exponent `exponent` (Window).
   void Process(std::span<const uint64_t> mel_energy, int exponent, std::span<int16_t> db_q8) const;
 
   // log2(v) in Q16 for v > 0 (exposed for tests).

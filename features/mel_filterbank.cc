@@ -51,7 +51,7 @@ void MelFilterbank::Process(std::span<const ComplexInt32> spectrum, std::span<ui
     // |re|, |im| <= 2^30.5 (RealFft): each square < 2^61, the sum < 2^62.
     const auto re = static_cast<uint64_t>(int64_t{spectrum[k].re} * spectrum[k].re);
     const auto im = static_cast<uint64_t>(int64_t{spectrum[k].im} * spectrum[k].im);
-    power_[k] = (re + im) >> kPowerShift;  // truncation: < 1 unit of 2^16, far below a band's floor
+    power_[k] = (re + im + (uint64_t{1} << (kPowerShift - 1))) >> kPowerShift;  // rounded
   }
   for (size_t b = 0; b < first_bin_.size(); ++b) {
     const uint64_t* p = &power_[first_bin_[b]];

@@ -2,9 +2,10 @@
 // Bands are triangles on the HTK mel scale (mel = 2595 log10(1 + f / 700)), band edges equally
 // spaced in mel between mel_low_hz and mel_high_hz, peak weight 1 (Q15: 32767).
 //
-// Power: P[k] = (re^2 + im^2) >> 16 in 64 bits. Headroom by Parseval: with |x| <= 2^21 over N = 512
-// points, sum_k |X[k]|^2 = N sum_n x^2 <= 2^9 * 2^9 * 2^42 = 2^60, so sum P <= 2^44; a band sums
-// Q15 weights (< 2^15) times P: < 2^59, inside uint64 whatever the spectrum.
+// Power: P[k] = (re^2 + im^2) >> 14, rounded, in 64 bits. Headroom by Parseval: with |x| <= 2^21
+// over a 400-sample window and N = 512, sum_k |X[k]|^2 = N sum_n x^2 < 2^9 * 2^9 * 2^42 = 2^60, so
+// sum P < 2^46; a band sums Q15 weights (< 2^15) times P: < 2^61, inside uint64 whatever the
+// spectrum. (A >> 16 that truncated biased bands 100 dB below a full-scale tone by -0.6 dB.)
 #pragma once
 
 #include <cstdint>
@@ -24,12 +25,12 @@ std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, 
 
 class MelFilterbank {
  public:
-  static constexpr int kPowerShift = 16;  // P = |X|^2 >> 16
+  static constexpr int kPowerShift = 14;  // P = |X|^2 >> 14
 
   MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate);
 
   // spectrum: fft_size/2 + 1 bins. mel_energy: `bands` values,
-  // mel_energy = sum_k w_q15[k] * (|X[k]|^2 >> 16), i.e. the band energy in Q15 * 2^-16.
+  // mel_energy = sum_k w_q15[k] * (|X[k]|^2 >> 14), i.e. the band energy in Q15 * 2^-14.
   void Process(std::span<const ComplexInt32> spectrum, std::span<uint64_t> mel_energy);
 
   int bands() const { return static_cast<int>(first_bin_.size()); }

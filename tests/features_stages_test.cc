@@ -153,7 +153,27 @@ TEST(MelFilterbank, GoldenIntegers) {
   for (int k = 0; k < 9; ++k) spectrum[k] = {(k + 1) << 20, -(k << 19)};
   std::vector<uint64_t> energy(3);
   mel.Process(spectrum, energy);
-  EXPECT_EQ(energy, (std::vector<uint64_t>{1555264700416ull, 10014223761408ull, 65106062868480ull}));
+  EXPECT_EQ(energy, (std::vector<uint64_t>{6221058801664ull, 40056895045632ull, 260424251473920ull}));
+}
+
+TEST(MelFilterbank, MatchesFloatWeightsOnPower) {
+  MelFilterbank mel(8, 50, 7000, 64, 16000);
+  std::vector<ComplexInt32> spectrum(33);
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> dist(-(1 << 24), 1 << 24);
+  for (auto& c : spectrum) c = {dist(rng), dist(rng)};
+  std::vector<uint64_t> energy(8);
+  mel.Process(spectrum, energy);
+  const auto bands = MelBands(8, 50, 7000, 64, 16000);
+  for (size_t b = 0; b < bands.size(); ++b) {
+    double expected = 0;
+    for (size_t i = 0; i < bands[b].weights.size(); ++i) {
+      const ComplexInt32 c = spectrum[static_cast<size_t>(bands[b].first_bin) + i];
+      expected += bands[b].weights[i] * (static_cast<double>(c.re) * c.re + static_cast<double>(c.im) * c.im);
+    }
+    // energy = sum w_q15 * (|X|^2 >> 14) = expected * 2^15 / 2^14, within the Q15 weights' rounding.
+    EXPECT_NEAR(static_cast<double>(energy[b]) / 2.0 / expected, 1.0, 1e-4) << b;
+  }
 }
 
 TEST(LogScale, Log2IsExactAtPowersOfTwoAndCloseElsewhere) {
