@@ -1,11 +1,14 @@
-// Stage 3: real FFT in fixed point (512 points by default), as a half-size complex radix-2 FFT
-// plus the usual split step (e.g. Sorensen et al. 1987; TFLM's microfrontend uses kissfft the same
-// way). Twiddles are Q30; products are formed in 64 bits and rounded back.
+// Stage 3: real FFT in fixed point (512 points by default), as a half-size complex FFT plus the
+// usual split step (Sorensen et al., "Real-valued FFT algorithms", IEEE ASSP 1987). The complex FFT
+// is decimation in time over bit-reversed input, in radix-4 passes (two radix-2 stages fused, three
+// twiddle products per four points) with one radix-2 pass when log2(N/2) is odd. Data are int32 in
+// separate real and imaginary arrays; twiddles are Q30; products are formed in 64 bits and rounded.
 //
 // Scaling: none inside the transform. The caller's block scaling (Window) bounds the input to
-// |x| <= 2^21; the unnormalised DFT then satisfies |X[k]| <= sum |x| <= N 2^21 = 2^30 for N = 512,
-// and no butterfly exceeds that growth, so every intermediate fits int32 (checked in tests with
-// full-scale inputs). Other sizes scale the bound: max_input_bits().
+// |x| <= 2^(30 - log2 N) (2^21 for N = 512); the unnormalised DFT then satisfies
+// |X[k]| <= sum |x| <= 2^30, every butterfly output is a partial DFT bounded the same way, and the
+// split step's doubled sums stay below 2^31.5 in int64 before the final halving: all of it fits.
+// Checked in tests with full-scale DC, Nyquist and random inputs.
 #pragma once
 
 #include <cstdint>
@@ -25,18 +28,20 @@ class RealFft {
   void Process(std::span<const int32_t> in, std::span<ComplexInt32> out);
 
   int size() const { return n_; }
-  // |x| <= 2^(30 - log2 N) keeps |X| <= 2^30 and the split step's sums <= 2^30.5: inside int32.
   int max_input_bits() const { return 30 - log2_n_; }
 
  private:
-  void ComplexFft();  // in place on work_, size n_/2
+  void Radix2Pass();
+  void Radix4Pass(int quarter, const ComplexInt32* twiddles_q30);
+  void Split(std::span<ComplexInt32> out) const;
 
   int n_;
   int log2_n_;
   std::vector<uint16_t> bit_reverse_;      // n/2 entries
-  std::vector<ComplexInt32> twiddle_q30_;  // e^(-2 pi i k / (n/2)), k < n/4
-  std::vector<ComplexInt32> split_q30_;    // e^(-2 pi i k / n), k <= n/2
-  std::vector<ComplexInt32> work_;         // n/2 complex values
+  // Per radix-4 pass of quarter size q: q triples (w, w^2, w^3), w = e^(-2 pi i j / 4q), j < q.
+  std::vector<ComplexInt32> pass_twiddles_q30_;
+  std::vector<ComplexInt32> split_q30_;    // e^(-2 pi i k / n), k <= n/4
+  std::vector<int32_t> re_, im_;           // n/2 complex values being transformed
 };
 
 }  // namespace earshot::features

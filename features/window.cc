@@ -34,8 +34,14 @@ int Window::Process(std::span<const int32_t> frame_q8, std::span<int32_t> fft_in
   // bit max_bits-1: values then lie below 2^max_bits (rounding may reach it exactly: in range).
   const auto bits = static_cast<int>(std::bit_width(max_abs));
   const int shift_right = bits - max_bits_;
-  for (size_t n = 0; n < length; ++n) {
-    fft_in[n] = static_cast<int32_t>(ScaleByPow2(product_q23_[n], -shift_right));
+  if (shift_right > 0) {  // the usual case: loud enough to drop bits (one branch per frame)
+    for (size_t n = 0; n < length; ++n) {
+      fft_in[n] = static_cast<int32_t>(RoundShift(product_q23_[n], shift_right));
+    }
+  } else {
+    for (size_t n = 0; n < length; ++n) {
+      fft_in[n] = static_cast<int32_t>(product_q23_[n] * (int64_t{1} << -shift_right));
+    }
   }
   return 23 - shift_right;  // fft_in = x * w * 2^(23 - shift_right)
 }

@@ -43,6 +43,24 @@ check "run sample json" valid_json_lines out.txt
 check "run default sample" status_is 0 "$earshot" run
 check "default sample is the bundled one" grep -q '"duration": 3.857625' out.txt
 
+# Features: the device's integers, bit-exact (golden digests), one line per 10 ms frame.
+check "features logmel" status_is 0 "$earshot" features --kind logmel sample.flac
+check "features logmel frames" test "$(wc -l <out.txt)" -eq 386
+check "features logmel 40 bands" test "$(awk '{print NF}' out.txt | sort -u)" = 40
+check "features logmel golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
+  e8c9319a60188e661c5e1a0737eaa0aa8f465beab0a70704bbc5f40ea3835a84
+check "features mfcc lifter cmn" status_is 0 "$earshot" features --kind mfcc \
+  --set features.lifter=22 --set features.mean_norm=running sample.flac
+check "features mfcc golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
+  d910a0a7d16e3ab5b38f67cc28743972650a1168119bc6f21a222cb58130b10c
+check "features bad kind" status_is 2 "$earshot" features --kind mel sample.flac
+check "features no file" status_is 2 "$earshot" features --kind mfcc
+check "features missing file" status_is 1 "$earshot" features --kind mfcc missing.flac
+check "features missing file named" one_error_line_naming missing.flac
+check "features impossible window" status_is 1 "$earshot" features --kind mfcc \
+  --set features.window_ms=32 --set features.fft_size=256 sample.flac
+check "features impossible window explained" grep -q "must be >= the hop and fit in the 256-point FFT" err.txt
+
 # Formats that work: each gives an audio line with what was read.
 sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5
 sox -n -r 16000 -b 32 -e floating-point f32.wav synth 1 sine 440 vol 0.5

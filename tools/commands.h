@@ -6,5 +6,6 @@
 namespace earshot::cli {
 
 extern const Command kRunCommand;
+extern const Command kFeaturesCommand;
 
 }  // namespace earshot::cli

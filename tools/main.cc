@@ -8,7 +8,7 @@ namespace {
 
 using earshot::cli::Command;
 
-const Command* const kCommands[] = {&earshot::cli::kRunCommand};
+const Command* const kCommands[] = {&earshot::cli::kRunCommand, &earshot::cli::kFeaturesCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,

@@ -1,0 +1,96 @@
+// `earshot features`: the device's fixed-point front end over a file, one frame per line, so
+// training scripts read exactly the features the device computes (no train/serve skew).
+#include <cstdio>
+#include <string>
+
+#include "audio/frame_source.h"
+#include "features/front_end.h"
+#include "tools/commands.h"
+
+namespace earshot::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: earshot features --kind logmel|mfcc [--config F] [--set features.KEY=VALUE]... FILE\n"
+    "\n"
+    "Prints the fixed-point front end's output for FILE, one 10 ms frame per line, values separated\n"
+    "by spaces, as integers:\n"
+    "  logmel  features.mel_bands values: band energy in dB re full scale, Q8 (divide by 256)\n"
+    "  mfcc    features.mfcc_count values: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
+    "Frame k is the analysis window ending at the end of hop k (the stream starts from silence).\n"
+    "Front-end parameters: the [features] section of --print-config.\n";
+
+template <typename T>
+void PrintFrame(std::span<const T> values, std::string& line) {
+  line.clear();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) line += ' ';
+    line += std::to_string(values[i]);
+  }
+  line += '\n';
+  std::fputs(line.c_str(), stdout);
+}
+
+int Features(const Args& args) {
+  int status = kExitOk;
+  Result<config::Config> cfg = LoadConfig(args, &status);
+  if (!cfg.ok()) {
+    PrintError(cfg.error().message);
+    return status;
+  }
+  if (args.print_config) {
+    std::fputs(cfg->ToToml().c_str(), stdout);
+    return kExitOk;
+  }
+  const std::string kind = args.Option("--kind", "");
+  if (kind != "logmel" && kind != "mfcc") {
+    PrintError("features: --kind must be logmel or mfcc (see earshot features --help)");
+    return kExitUsage;
+  }
+  if (args.positional.size() != 1) {
+    PrintError("features: expected one FILE (see earshot features --help)");
+    return kExitUsage;
+  }
+  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(*cfg);
+  if (!fe_config.ok()) {
+    PrintError(fe_config.error().message);
+    return kExitRuntime;
+  }
+  auto front_end = features::FrontEnd::Create(*fe_config);
+  if (!front_end.ok()) {
+    PrintError(front_end.error().message);
+    return kExitRuntime;
+  }
+  audio::FileSourceOptions options;
+  options.read_chunk_ms = static_cast<int>(cfg->Int("audio.read_chunk_ms"));
+  options.resampler_quality = cfg->String("audio.resampler_quality");
+  auto source = audio::FileSource::Open(args.positional[0], options);
+  if (!source.ok()) {
+    PrintError(source.error().message);
+    return kExitRuntime;
+  }
+  audio::Frame frame;
+  std::string line;
+  for (;;) {
+    Result<bool> more = (*source)->Next(frame);
+    if (!more.ok()) {  // frames already printed stay valid lines; the error says where it stopped
+      PrintError(more.error().message);
+      return kExitRuntime;
+    }
+    if (!*more) break;
+    (*front_end)->Process(frame);
+    if (kind == "logmel") {
+      PrintFrame((*front_end)->logmel_db_q8(), line);
+    } else {
+      PrintFrame((*front_end)->mfcc_q8(), line);
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kFeaturesCommand{"features", "print the fixed-point log-mel or MFCC frames of a file",
+                               kUsage, {"--kind"}, Features};
+
+}  // namespace earshot::cli
