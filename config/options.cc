@@ -29,6 +29,17 @@ constexpr std::array kOptions = {
                "Cepstral liftering coefficient L (0: off, 22 is usual)"},
     OptionSpec{"features.mean_norm", T::kString, "none", 0, 0, "none|running", "",
                "Cepstral mean normalisation of the MFCCs: running mean over about 1.3 s"},
+    OptionSpec{"vad.model", T::kString, "", 0, 0, "", "",
+               "VAD model file (empty: the bundled models/vad/vad.eshm)"},
+    OptionSpec{"vad.smooth_ms", T::kInt, "210", 0, 1000, "", "ms",
+               "Scores are averaged over this window centred on each frame (adds half of it to the "
+               "VAD's latency)"},
+    OptionSpec{"vad.threshold", T::kFloat, "0.5", 0.0, 1.0, "", "",
+               "Score at or above which a frame is voice"},
+    OptionSpec{"vad.min_speech_ms", T::kInt, "50", 0, 1000, "", "ms",
+               "Voice must last this long to start speech (shorter bursts are ignored)"},
+    OptionSpec{"vad.hangover_ms", T::kInt, "100", 0, 3000, "", "ms",
+               "Speech goes on this long after the last voice frame"},
 };
 
 }  // namespace

@@ -61,6 +61,21 @@ check "features impossible window" status_is 1 "$earshot" features --kind mfcc \
   --set features.window_ms=32 --set features.fft_size=256 sample.flac
 check "features impossible window explained" grep -q "must be >= the hop and fit in the 256-point FFT" err.txt
 
+# VAD: one line per 10 ms frame, t<TAB>score<TAB>speech; golden digest on the bundled sample.
+check "vad" status_is 0 "$earshot" vad sample.flac
+check "vad frames" test "$(wc -l <out.txt)" -eq 386
+check "vad format" awk -F'\t' 'NF != 3 || $2 < 0 || $2 > 1 || ($3 != 0 && $3 != 1) { exit 1 }' out.txt
+check "vad finds the speech" test "$(awk -F'\t' '$3 == 1' out.txt | wc -l)" -gt 150
+check "vad golden" test "$(sha256sum <out.txt | cut -c1-64)" = "$(cat "$src/tests/golden/vad_sample.sha256")"
+check "vad missing model" status_is 1 "$earshot" vad --set vad.model=nomodel.eshm sample.flac
+check "vad missing model named" one_error_line_naming nomodel.eshm
+echo "not a model" >bad.eshm
+check "vad bad model" status_is 1 "$earshot" vad --set vad.model=bad.eshm sample.flac
+check "vad bad model explained" grep -q "bad.eshm: not an earshot model" err.txt
+check "vad threshold out of range" status_is 2 "$earshot" vad --set vad.threshold=1.5 sample.flac
+check "vad no file" status_is 2 "$earshot" vad
+check "run has speech events" grep -q '"speech_start"' "$src/tests/golden/run_sample.jsonl"
+
 # Formats that work: each gives an audio line with what was read.
 sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5
 sox -n -r 16000 -b 32 -e floating-point f32.wav synth 1 sine 440 vol 0.5

@@ -129,6 +129,25 @@ TEST_P(RealFftSizes, MatchesDftAtFullInputRange) {
   }
 }
 
+TEST_P(RealFftSizes, SimdAndPlainPathsGiveTheSameBits) {
+  const int n = GetParam();
+  RealFft simd(n, true), plain(n, false);
+  std::mt19937 rng(static_cast<unsigned>(n) + 1);
+  const int32_t limit = 1 << simd.max_input_bits();
+  std::uniform_int_distribution<int32_t> dist(-limit, limit);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<int32_t> in(n);
+    for (auto& v : in) v = dist(rng);
+    std::vector<ComplexInt32> a(n / 2 + 1), b(n / 2 + 1);
+    simd.Process(in, a);
+    plain.Process(in, b);
+    for (int k = 0; k <= n / 2; ++k) {
+      ASSERT_EQ(a[k].re, b[k].re) << k;
+      ASSERT_EQ(a[k].im, b[k].im) << k;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Sizes, RealFftSizes, testing::Values(64, 256, 512, 1024));
 
 TEST(MelFilterbank, TrianglesCoverTheRangeWithPeakOne) {

@@ -6,6 +6,7 @@
 #include "audio/frame_source.h"
 #include "features/front_end.h"
 #include "tools/commands.h"
+#include "tools/vad_stage.h"
 
 namespace earshot::cli {
 namespace {
@@ -61,10 +62,7 @@ int Features(const Args& args) {
     PrintError(front_end.error().message);
     return kExitRuntime;
   }
-  audio::FileSourceOptions options;
-  options.read_chunk_ms = static_cast<int>(cfg->Int("audio.read_chunk_ms"));
-  options.resampler_quality = cfg->String("audio.resampler_quality");
-  auto source = audio::FileSource::Open(args.positional[0], options);
+  auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
     return kExitRuntime;

@@ -7,5 +7,6 @@ namespace earshot::cli {
 
 extern const Command kRunCommand;
 extern const Command kFeaturesCommand;
+extern const Command kVadCommand;
 
 }  // namespace earshot::cli

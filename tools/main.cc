@@ -8,7 +8,8 @@ namespace {
 
 using earshot::cli::Command;
 
-const Command* const kCommands[] = {&earshot::cli::kRunCommand, &earshot::cli::kFeaturesCommand};
+const Command* const kCommands[] = {&earshot::cli::kRunCommand, &earshot::cli::kVadCommand,
+                                    &earshot::cli::kFeaturesCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,

@@ -1,0 +1,86 @@
+// VAD costs per 10 ms frame: its own work (input transform + int8 MLP + decision) apart from the
+// shared front end, and front end + VAD together. Counter `us_per_s`: microseconds of CPU per
+// second of audio ("600u" = 600 us/s = RTF 6e-4), as the peers' timing.json gives (tools/eval/vad_eval.sh sets them side by
+// side: WebRTC VAD and Silero VAD run on the same machine).
+#include <benchmark/benchmark.h>
+
+#include <filesystem>
+#include <vector>
+
+#include "audio/frame_source.h"
+#include "features/front_end.h"
+#include "models/vad/vad.h"
+
+namespace earshot::vad {
+namespace {
+
+const std::string kModel = std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm";
+
+// 20 s of a shared speech recording (or of the bundled sample when the data are absent).
+const std::vector<int16_t>& Audio() {
+  static const std::vector<int16_t> samples = [] {
+    std::vector<int16_t> x;
+    std::string path = std::string(EARSHOT_DATA_DIR) + "/stt/1089-134686-0000.flac";
+    if (!std::filesystem::exists(path)) {
+      path = std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac";
+    }
+    auto source = audio::FileSource::Open(path, {});
+    audio::Frame frame;
+    while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
+    return x;
+  }();
+  return samples;
+}
+
+void SetPerSecond(benchmark::State& state) {
+  // One iteration is one 10 ms frame: 100 per second of audio.
+  state.counters["cpu_per_audio"] = benchmark::Counter(
+      static_cast<double>(state.iterations()) / 100.0,
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+void BM_Vad_Only(benchmark::State& state) {
+  auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
+  const auto& x = Audio();
+  std::vector<int16_t> logmel;
+  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
+    (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
+    logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
+  }
+  VadSession session(*VadModel::Load(kModel, features::FrontEndConfig{}), VadConfig{});
+  std::vector<VadFrame> out;
+  out.reserve(64);
+  size_t frame = 0;
+  const size_t frames = logmel.size() / 40;
+  for (auto _ : state) {
+    out.clear();
+    session.Process(std::span<const int16_t>(logmel).subspan(frame * 40, 40), out);
+    frame = frame + 1 < frames ? frame + 1 : 0;
+    benchmark::DoNotOptimize(out.data());
+  }
+  SetPerSecond(state);
+}
+BENCHMARK(BM_Vad_Only);
+
+void BM_FrontEndPlusVad(benchmark::State& state) {
+  auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
+  VadSession session(*VadModel::Load(kModel, features::FrontEndConfig{}), VadConfig{});
+  const auto& x = Audio();
+  std::vector<VadFrame> out;
+  out.reserve(64);
+  size_t pos = 0;
+  for (auto _ : state) {
+    out.clear();
+    (*fe)->Process(std::span<const int16_t>(x).subspan(pos, 160));
+    session.Process((*fe)->logmel_db_q8(), out);
+    pos = pos + 320 <= x.size() ? pos + 160 : 0;
+    benchmark::DoNotOptimize(out.data());
+  }
+  SetPerSecond(state);
+}
+BENCHMARK(BM_FrontEndPlusVad);
+
+}  // namespace
+}  // namespace earshot::vad
+
+BENCHMARK_MAIN();

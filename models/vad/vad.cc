@@ -1,0 +1,215 @@
+#include "models/vad/vad.h"
+
+#include <algorithm>
+
+#include "models/model_file.h"
+
+namespace earshot::vad {
+
+Result<std::shared_ptr<const VadModel>> VadModel::Load(const std::string& path,
+                                                       const features::FrontEndConfig& front_end) {
+  Result<models::ModelFile> file = models::ModelFile::Load(path, "vad-mlp");
+  if (!file.ok()) return file.error();
+  if (Status s = file->features().Check(front_end); !s.ok()) return file->Fail(s.error().message);
+  if (file->features().kind != static_cast<int32_t>(models::FeatureKind::kLogMel)) {
+    return file->Fail("the VAD reads log-mel features");
+  }
+  const int bands = file->features().mel_bands;
+  Result<std::vector<uint32_t>> context_dims = file->Dims("context");
+  if (!context_dims.ok()) return context_dims.error();
+  Result<std::vector<int32_t>> context = file->Read<int32_t>("context", *context_dims);
+  if (!context.ok()) return context.error();
+  if (context->empty() || context->size() > 64 || !std::is_sorted(context->begin(), context->end()) ||
+      context->front() < -64 || context->front() > 0 || context->back() < 0 || context->back() > 16) {
+    return file->Fail("context offsets must ascend within [-64, 16] and include 0");
+  }
+  Result<std::vector<int32_t>> t = file->Read<int32_t>("input_transform", {9});
+  if (!t.ok()) return t.error();
+  const std::vector<int32_t>& v = *t;
+  const InputTransform transform{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+  if (v[0] < 0 || v[0] > 15 || v[1] < 0 || v[2] < 0 || v[2] > 15 || v[3] <= 0 || v[4] < 0 ||
+      v[4] > 15 || (v[3] >> v[4]) > 127 || v[5] <= 0 || v[6] < 0 || v[6] > 24 || v[8] < 0 || v[8] > 127) {
+    return file->Fail("input_transform constants out of range");
+  }
+  const int inputs = (bands + 1) * static_cast<int>(context->size());
+  Result<models::Int8Mlp> mlp = models::Int8Mlp::Load(*file, inputs);
+  if (!mlp.ok()) return mlp.error();
+  return std::shared_ptr<const VadModel>(
+      new VadModel(std::move(mlp).value(), std::move(context).value(), transform, bands));
+}
+
+Result<VadConfig> VadConfig::FromConfig(const config::Config& config) {
+  VadConfig c;
+  c.smooth_half_frames = static_cast<int>(config.Int("vad.smooth_ms") / 20);
+  c.threshold_q15 = static_cast<int32_t>(config.Float("vad.threshold") * 32767.0 + 0.5);
+  c.min_speech_frames = static_cast<int>(config.Int("vad.min_speech_ms") / 10);
+  c.hangover_frames = static_cast<int>(config.Int("vad.hangover_ms") / 10);
+  return c;
+}
+
+VadSession::VadSession(std::shared_ptr<const VadModel> model, const VadConfig& config)
+    : model_(std::move(model)),
+      smoother_(config.smooth_half_frames),
+      decision_(config),
+      scratch_(model_->mlp().MakeScratch()),
+      floor_q8_(model_->bands()),
+      ring_frames_(model_->history() + model_->lookahead() + 1),
+      stacked_(static_cast<size_t>(model_->mlp().inputs())) {
+  ring_.assign(static_cast<size_t>(ring_frames_) * model_->width(), 0);
+  smoothed_.reserve(static_cast<size_t>(2 * config.smooth_half_frames + 2));
+}
+
+void VadSession::Reset() {
+  std::fill(ring_.begin(), ring_.end(), 0);
+  primed_ = false;
+  fed_ = real_frames_ = 0;
+  smoother_.Reset();
+  decision_.Reset();
+}
+
+std::span<const int8_t> VadSession::last_inputs() const {
+  const auto slot = static_cast<size_t>((fed_ + ring_frames_ - 1) % ring_frames_);
+  return std::span<const int8_t>(ring_).subspan(slot * model_->width(), model_->width());
+}
+
+void VadSession::Transform(std::span<const int16_t> logmel, std::span<int8_t> inputs) {
+  const InputTransform& p = model_->transform();
+  const size_t bands = floor_q8_.size();
+  if (!primed_) {
+    std::copy(logmel.begin(), logmel.begin() + static_cast<ptrdiff_t>(bands), floor_q8_.begin());
+    primed_ = true;
+  }
+  int32_t sum_q8 = 0;
+  for (size_t b = 0; b < bands; ++b) {
+    const int32_t x = logmel[b];
+    const int32_t d = x - floor_q8_[b];
+    floor_q8_[b] += d < 0 ? d >> p.floor_down_shift : std::min(d, p.floor_up_max_q8) >> p.floor_up_shift;
+    const int32_t snr_q8 = std::clamp(x - floor_q8_[b], 0, p.snr_max_q8);
+    inputs[b] = static_cast<int8_t>(snr_q8 >> p.snr_shift);
+    sum_q8 += x;
+  }
+  // Mean level: sum * mult >> shift (~ / bands), in Q8 dB; >> 8 floors to whole dB.
+  const int64_t mean_q8 = (int64_t{sum_q8} * p.energy_mult) >> p.energy_shift;
+  inputs[bands] = static_cast<int8_t>(
+      std::clamp<int64_t>((mean_q8 >> 8) + p.energy_offset, 0, p.energy_max));
+}
+
+void VadSession::Process(std::span<const int16_t> logmel_db_q8, std::vector<VadFrame>& out) {
+  const auto slot = static_cast<size_t>(fed_ % ring_frames_);
+  Transform(logmel_db_q8, std::span<int8_t>(ring_).subspan(slot * model_->width(), model_->width()));
+  ++fed_;
+  ++real_frames_;
+  ScoreFrame(out);
+}
+
+void VadSession::Flush(std::vector<VadFrame>& out) {
+  // Score the last `lookahead` frames with silence (zero inputs) after the stream, as training did.
+  for (int i = 0; i < model_->lookahead(); ++i) {
+    const auto slot = static_cast<size_t>(fed_ % ring_frames_);
+    std::fill_n(ring_.begin() + static_cast<ptrdiff_t>(slot * model_->width()), model_->width(), 0);
+    ++fed_;
+    ScoreFrame(out);
+  }
+  smoothed_.clear();
+  smoother_.Flush(smoothed_);
+  for (const VadFrame& f : smoothed_) decision_.Push(f, out);
+  decision_.Flush(out);
+}
+
+void VadSession::ScoreFrame(std::vector<VadFrame>& out) {
+  const int64_t k = fed_ - 1 - model_->lookahead();  // the frame scored now
+  if (k < 0 || k >= real_frames_) return;
+  const auto width = static_cast<size_t>(model_->width());
+  size_t pos = 0;
+  for (int32_t offset : model_->context()) {
+    const int64_t frame = k + offset;
+    if (frame < 0 || frame >= real_frames_) {  // outside the stream: zeros
+      std::fill_n(stacked_.begin() + static_cast<ptrdiff_t>(pos), width, 0);
+    } else {
+      const auto slot = static_cast<size_t>(frame % ring_frames_);
+      std::copy_n(ring_.begin() + static_cast<ptrdiff_t>(slot * width), width,
+                  stacked_.begin() + static_cast<ptrdiff_t>(pos));
+    }
+    pos += width;
+  }
+  const uint16_t score = model_->mlp().Run(stacked_, scratch_);
+  smoothed_.clear();
+  smoother_.Push(VadFrame{k, score, false}, smoothed_);
+  for (const VadFrame& f : smoothed_) decision_.Push(f, out);
+}
+
+ScoreSmoother::ScoreSmoother(int half_width)
+    : half_(half_width), window_(static_cast<size_t>(2 * half_width + 1)) {}
+
+void ScoreSmoother::Reset() { pushed_ = emitted_ = 0; }
+
+void ScoreSmoother::Push(VadFrame frame, std::vector<VadFrame>& out) {
+  window_[static_cast<size_t>(pushed_ % static_cast<int64_t>(window_.size()))] = frame;
+  ++pushed_;
+  if (pushed_ - emitted_ > half_) Emit(out);
+}
+
+void ScoreSmoother::Flush(std::vector<VadFrame>& out) {
+  while (emitted_ < pushed_) Emit(out);
+}
+
+void ScoreSmoother::Emit(std::vector<VadFrame>& out) {
+  // Frames emitted_ - h .. emitted_ + h that exist; the window holds the last 2h + 1 pushed.
+  const int64_t first = std::max<int64_t>(
+      {emitted_ - half_, pushed_ - static_cast<int64_t>(window_.size()), int64_t{0}});
+  const int64_t last = std::min<int64_t>(emitted_ + half_, pushed_ - 1);
+  int64_t sum = 0;
+  for (int64_t i = first; i <= last; ++i) {
+    sum += window_[static_cast<size_t>(i % static_cast<int64_t>(window_.size()))].score_q15;
+  }
+  VadFrame centre = window_[static_cast<size_t>(emitted_ % static_cast<int64_t>(window_.size()))];
+  centre.score_q15 = static_cast<uint16_t>(sum / (last - first + 1));
+  out.push_back(centre);
+  ++emitted_;
+}
+
+SpeechDecision::SpeechDecision(const VadConfig& config) : config_(config) {
+  pending_.reserve(static_cast<size_t>(config_.min_speech_frames) + 1);
+}
+
+void SpeechDecision::Reset() {
+  pending_.clear();
+  in_speech_ = false;
+  off_run_ = on_run_ = 0;
+}
+
+void SpeechDecision::Flush(std::vector<VadFrame>& out) {
+  for (const VadFrame& f : pending_) out.push_back(f);
+  pending_.clear();
+}
+
+void SpeechDecision::Push(VadFrame frame, std::vector<VadFrame>& out) {
+  const bool voice = frame.score_q15 >= config_.threshold_q15;
+  if (in_speech_) {
+    off_run_ = voice ? 0 : off_run_ + 1;
+    if (off_run_ > config_.hangover_frames) {
+      in_speech_ = false;
+      on_run_ = 0;
+    }
+    frame.speech = in_speech_;
+  } else {
+    on_run_ = voice ? on_run_ + 1 : 0;
+    if (on_run_ >= std::max(1, config_.min_speech_frames)) {
+      in_speech_ = true;
+      off_run_ = 0;
+      // The run's frames (the newest on_run_ - 1 pending ones) are speech.
+      for (size_t i = pending_.size() - std::min(pending_.size(), static_cast<size_t>(on_run_ - 1));
+           i < pending_.size(); ++i) {
+        pending_[i].speech = true;
+      }
+    }
+    frame.speech = in_speech_;
+  }
+  pending_.push_back(frame);
+  while (pending_.size() > static_cast<size_t>(config_.min_speech_frames)) {
+    out.push_back(pending_.front());
+    pending_.erase(pending_.begin());
+  }
+}
+
+}  // namespace earshot::vad

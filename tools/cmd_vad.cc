@@ -1,0 +1,58 @@
+// `earshot vad`: the voice-activity detector over a file, one line per 10 ms frame.
+#include <cstdio>
+
+#include "tools/commands.h"
+#include "tools/vad_stage.h"
+
+namespace earshot::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: earshot vad [--config F] [--set vad.KEY=VALUE]... FILE\n"
+    "\n"
+    "Prints t<TAB>score<TAB>speech for every 10 ms frame of FILE: t is the frame's start in seconds,\n"
+    "score the VAD's P(speech) in [0,1], speech the decision (0/1) after the threshold, minimum\n"
+    "speech and hangover of the [vad] section (see --print-config).\n";
+
+int Vad(const Args& args) {
+  int status = kExitOk;
+  Result<config::Config> cfg = LoadConfig(args, &status);
+  if (!cfg.ok()) {
+    PrintError(cfg.error().message);
+    return status;
+  }
+  if (args.print_config) {
+    std::fputs(cfg->ToToml().c_str(), stdout);
+    return kExitOk;
+  }
+  if (args.positional.size() != 1) {
+    PrintError("vad: expected one FILE (see earshot vad --help)");
+    return kExitUsage;
+  }
+  Result<VadStage> stage = VadStage::Create(*cfg);
+  if (!stage.ok()) {
+    PrintError(stage.error().message);
+    return kExitRuntime;
+  }
+  auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  if (!source.ok()) {
+    PrintError(source.error().message);
+    return kExitRuntime;
+  }
+  Status s = stage->Run(**source, [](const vad::VadFrame& f) {
+    std::printf("%.2f\t%.5f\t%d\n", static_cast<double>(f.index) / 100.0, f.score_q15 / 32767.0,
+                f.speech ? 1 : 0);
+  });
+  if (!s.ok()) {
+    PrintError(s.error().message);
+    return kExitRuntime;
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kVadCommand{"vad", "print the voice-activity score and decision per 10 ms frame",
+                          kUsage, {}, Vad};
+
+}  // namespace earshot::cli

@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+"""Trains earshot's VAD: an int8 MLP over the fixed-point front end's log-mel frames.
+
+usage: tools/train/train_vad.py [--data ../shared/data] [--earshot build/tools/earshot]
+                                [--out models/vad/vad.eshm] [--log models/vad/vad_train.log]
+
+Data (all from --data, read in place):
+  speech: speech/ (LibriSpeech), kws/train (Speech Commands), wakeword/{computer/train,snowboy,
+          view_glass}, kws_aux/fsdd/train. stt/ and kws/dev are left out: the shared VAD evaluation
+          protocol is built from them, so it stays a fair test of this model.
+  noise:  noise/ recordings, and synthetic white, pink and brown noise, tones, mains hum and
+          music-like chords; rir/ reverberation on a quarter of the utterances.
+Streams alternate gaps and utterances as the evaluation protocol does, mixed at random SNRs from
+-5 to 25 dB (a fifth left clean) and random levels; labels come from the clean speech with the
+protocol's rule. Features come from `earshot features` (the device's integers), then the integer
+VAD input transform of vad_input.py. Everything is seeded: the same data give the same model.
+"""
+import argparse
+import hashlib
+import os
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio_io  # noqa: E402
+import vad_input  # noqa: E402
+import vad_export  # noqa: E402
+
+SEED = 20261122
+INPUT_SCALE = 1.0 / 64  # the float model reads int8 inputs times this
+
+
+def list_audio(root, sub):
+    out = []
+    for dirpath, _, files in os.walk(os.path.join(root, sub)):
+        out += [os.path.join(dirpath, f) for f in files if f.endswith((".flac", ".wav"))]
+    return sorted(out)
+
+
+def is_dev(path):
+    """About one file in ten, by a hash of its name: the training script's own validation split."""
+    return int(hashlib.sha1(os.path.basename(path).encode()).hexdigest()[:8], 16) % 10 == 0
+
+
+class NoiseBank:
+    """Unit-RMS noise signals: the shared recordings and synthetic kinds a device meets."""
+
+    def __init__(self, data, rng):
+        self.rng = rng
+        self.recordings = []
+        for path in list_audio(data, "noise"):
+            x = audio_io.read_audio(path).astype(np.float64)
+            self.recordings.append(x / (np.sqrt(np.mean(x * x)) + 1e-9))
+
+    def _colored(self, n, exponent):
+        spec = np.fft.rfft(self.rng.standard_normal(n))
+        f = np.arange(len(spec))
+        spec[1:] /= f[1:] ** (exponent / 2)
+        spec[0] = 0
+        return np.fft.irfft(spec, n)
+
+    def _tones(self, n, base_hz, harmonics):
+        t = np.arange(n) / audio_io.SR
+        return sum(self.rng.uniform(0.2, 1) * np.sin(2 * np.pi * base_hz * k * t + self.rng.uniform(0, 6))
+                   for k in range(1, harmonics + 1))
+
+    def _music(self, n):
+        x = np.zeros(n)
+        pos = 0
+        while pos < n:
+            length = int(self.rng.uniform(0.15, 0.8) * audio_io.SR)
+            seg = np.zeros(length)
+            for _ in range(self.rng.integers(1, 4)):
+                note = 55 * 2 ** (self.rng.integers(12, 60) / 12)
+                seg += self._tones(length, note, int(self.rng.integers(1, 6)))
+            seg *= np.exp(-np.arange(length) / (length / self.rng.uniform(1, 4)))
+            x[pos:pos + length] += seg[:n - pos]
+            pos += length
+        return x
+
+    def sample(self, n):
+        kind = self.rng.integers(0, 8)
+        if kind <= 2:
+            rec = self.recordings[self.rng.integers(0, len(self.recordings))]
+            start = self.rng.integers(0, len(rec))
+            x = np.take(rec, np.arange(start, start + n), mode="wrap")
+        elif kind == 3:
+            x = self._colored(n, self.rng.choice([0.0, 1.0, 2.0]))  # white, pink, brown
+        elif kind == 4:
+            x = self._colored(n, 1.0) + self._colored(n, 0.0) * 0.3
+        elif kind == 5:
+            x = self._tones(n, self.rng.uniform(100, 2000), int(self.rng.integers(1, 4)))
+        elif kind == 6:
+            x = self._tones(n, self.rng.choice([50.0, 60.0]), 8)  # mains hum
+        else:
+            x = self._music(n)
+        return x / (np.sqrt(np.mean(x * x)) + 1e-9)
+
+
+def active_power(x):
+    p = audio_io.frame_power(x)
+    return p[p > p.max() * 1e-3].mean() if p.max() > 0 else 0.0
+
+
+def build_stream(rng, speech, rirs, noise, n_utts):
+    pieces, labels = [], []
+
+    def gap():
+        n = int(rng.uniform(0.3, 3.0) * 100) * audio_io.HOP
+        pieces.append(np.zeros(n))
+        labels.append(np.zeros(n // audio_io.HOP, bool))
+
+    gap()
+    for _ in range(n_utts):
+        x = audio_io.read_audio(speech[rng.integers(0, len(speech))]).astype(np.float64)
+        if rirs and rng.uniform() < 0.25:
+            h = rirs[rng.integers(0, len(rirs))]
+            n_fft = 1 << int(np.ceil(np.log2(len(x) + len(h))))
+            x = np.fft.irfft(np.fft.rfft(x, n_fft) * np.fft.rfft(h, n_fft), n_fft)[:len(x) + len(h) // 4]
+        n = (len(x) + audio_io.HOP - 1) // audio_io.HOP * audio_io.HOP
+        xp = np.zeros(n)
+        xp[:len(x)] = x
+        pieces.append(xp)
+        labels.append(audio_io.speech_labels(xp))
+        gap()
+    s = np.concatenate(pieces)
+    lab = np.concatenate(labels)
+    if active_power(s) > 0:
+        s *= 10 ** (rng.uniform(-38, -14) / 20) * 32768 / np.sqrt(active_power(s))
+    if rng.uniform() < 0.8:
+        snr = rng.uniform(-5, 25)
+        s = s + noise.sample(len(s)) * np.sqrt(active_power(s) / 10 ** (snr / 10))
+    return s, lab
+
+
+def build_noise_stream(rng, noise):
+    n = int(rng.uniform(5, 15) * 100) * audio_io.HOP
+    return noise.sample(n) * 32768 * 10 ** (rng.uniform(-65, -8) / 20), np.zeros(n // audio_io.HOP, bool)
+
+
+def make_set(args, rng, speech, rirs, noise, n_streams, n_noise, log):
+    xs, ys = [], []
+    t0 = time.time()
+    for i in range(n_streams + n_noise):
+        if i < n_streams:
+            s, lab = build_stream(rng, speech, rirs, noise, int(rng.integers(3, 8)))
+        else:
+            s, lab = build_noise_stream(rng, noise)
+        mel = audio_io.logmel(args.earshot, s)
+        assert len(mel) == len(lab), (len(mel), len(lab))
+        xs.append(vad_input.stack_context(vad_input.frame_inputs(mel), args.context))
+        ys.append(lab)
+    log(f"  {n_streams} speech + {n_noise} noise streams, {sum(len(y) for y in ys) / 100 / 60:.1f} min, "
+        f"speech {np.concatenate(ys).mean():.3f}, built in {time.time() - t0:.0f} s")
+    return np.concatenate(xs), np.concatenate(ys).astype(np.float32)
+
+
+def auc(scores, labels):
+    order = np.argsort(scores, kind="mergesort")
+    ranks = np.empty(len(scores))
+    ranks[order] = np.arange(1, len(scores) + 1)
+    # average ranks of ties
+    s_sorted = scores[order]
+    i = 0
+    while i < len(s_sorted):
+        j = i
+        while j + 1 < len(s_sorted) and s_sorted[j + 1] == s_sorted[i]:
+            j += 1
+        if j > i:
+            ranks[order[i:j + 1]] = (i + j + 2) / 2
+        i = j + 1
+    pos = labels > 0.5
+    n_pos, n_neg = pos.sum(), (~pos).sum()
+    return (ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
+
+
+def train(x, y, xd, yd, hidden, epochs, log):
+    torch.manual_seed(SEED)
+    dims = (x.shape[1], *hidden, 1)
+    layers = []
+    for i in range(len(dims) - 1):
+        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
+        if i < len(dims) - 2:
+            layers.append(torch.nn.ReLU())
+    model = torch.nn.Sequential(*layers)
+    opt = torch.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-5)
+    xt = torch.from_numpy(x.astype(np.float32) * INPUT_SCALE)
+    yt = torch.from_numpy(y)
+    xdt = torch.from_numpy(xd.astype(np.float32) * INPUT_SCALE)
+    gen = torch.Generator().manual_seed(SEED)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    for epoch in range(epochs):
+        model.train()
+        perm = torch.randperm(len(xt), generator=gen)
+        total = 0.0
+        for i in range(0, len(perm), 512):
+            idx = perm[i:i + 512]
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xt[idx]).squeeze(1), yt[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+        sched.step()
+        model.eval()
+        with torch.no_grad():
+            dev_scores = model(xdt).squeeze(1).numpy()
+        log(f"  epoch {epoch + 1}: train loss {total / len(xt):.4f}, dev AUC {auc(dev_scores, yd):.4f}")
+    return model
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.normpath(os.path.join(here, "..", ".."))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
+    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    p.add_argument("--out", default=os.path.join(root, "models", "vad", "vad.eshm"))
+    p.add_argument("--log", default=os.path.join(root, "models", "vad", "vad_train.log"))
+    p.add_argument("--vectors", default=os.path.join(root, "tests", "data", "vad_vectors.txt"))
+    p.add_argument("--streams", type=int, default=360)
+    p.add_argument("--hidden", default="32,16", help="hidden layer widths")
+    p.add_argument("--context", default=",".join(map(str, vad_input.CONTEXT)),
+                   help="frame offsets the model reads around the scored frame, ascending")
+    p.add_argument("--epochs", type=int, default=12)
+    args = p.parse_args()
+    args.context = tuple(int(v) for v in args.context.split(","))
+    hidden = tuple(int(v) for v in args.hidden.split(","))
+    torch.set_num_threads(1)
+    log_file = open(args.log, "w")
+
+    def log(msg):
+        print(msg, flush=True)
+        log_file.write(msg + "\n")
+
+    rng = np.random.default_rng(SEED)
+    speech = []
+    for sub in ("speech", "kws/train", "wakeword/computer/train", "wakeword/snowboy",
+                "wakeword/view_glass", "kws_aux/fsdd/train"):
+        speech += list_audio(args.data, sub)
+    train_speech = [f for f in speech if not is_dev(f)]
+    dev_speech = [f for f in speech if is_dev(f)]
+    rirs = []
+    for path in list_audio(args.data, "rir"):
+        h = audio_io.read_audio(path).astype(np.float64)
+        rirs.append(h / np.sqrt(np.sum(h * h)))
+    noise = NoiseBank(args.data, rng)
+    log(f"VAD training, seed {SEED}: {len(train_speech)} train / {len(dev_speech)} dev speech files")
+    x, y = make_set(args, rng, train_speech, rirs, noise, args.streams, args.streams // 8, log)
+    xd, yd = make_set(args, rng, dev_speech, rirs, noise, args.streams // 8, args.streams // 64, log)
+    log(f"model: context {args.context}, hidden {hidden}, {args.epochs} epochs")
+    model = train(x, y, xd, yd, hidden, args.epochs, log)
+    layers = [m for m in model if isinstance(m, torch.nn.Linear)]
+    weights = [(m.weight.detach().numpy().astype(np.float64), m.bias.detach().numpy().astype(np.float64))
+               for m in layers]
+    qmodel = vad_export.quantize(weights, INPUT_SCALE, x[::7], args.context)
+    dev_int = vad_export.run_int(qmodel, xd)
+    log(f"int8 model: dev AUC {auc(dev_int.astype(np.float64), yd):.4f} (float above), "
+        f"{sum(w.size for w, _ in weights)} weights")
+    vad_export.write_model(args.out, qmodel)
+    s, _ = build_stream(np.random.default_rng(SEED + 1), dev_speech, rirs, noise, 2)
+    vad_export.write_vectors(args.vectors, qmodel, audio_io.logmel(args.earshot, s))
+    log(f"wrote {args.out} ({os.path.getsize(args.out)} bytes) and {args.vectors}")
+
+
+if __name__ == "__main__":
+    main()

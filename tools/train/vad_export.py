@@ -1,0 +1,130 @@
+"""int8 quantisation, integer inference and export of the VAD's MLP. The integer arithmetic here is
+the specification models/vad implements; test vectors written here are checked by tests/vad_test.cc.
+
+Layer l, input a (int8 >= 0, real value a * s_in), weights W (float, [out, in]):
+  W_q = round(W / s_w[o]), s_w[o] = max |W[o]| / 127           (per output channel, symmetric)
+  acc = sum_i W_q[o, i] a[i] + b_q[o], b_q = round(b / (s_w[o] s_in))          (int32)
+  hidden: a'[o] = clamp((acc * mult[o] + 2^(shift[o]-1)) >> shift[o], 0, 127)  (ReLU, int8)
+          with mult / 2^shift = s_w[o] s_in / s_out, mult in [2^30, 2^31)
+  output: z = same requantisation to a Q6 logit, clamped to [-1024, 1023];
+          score_q15 = sigmoid_q15[z + 1024], sigmoid_q15[k] = round(32767 / (1 + e^(-(k-1024)/64)))
+"""
+import struct
+import zlib
+
+import numpy as np
+
+import vad_input
+
+MAGIC = b"ESHM"
+VERSION = 1
+LOGIT_Q = 6
+LOGIT_HALF_RANGE = 1024
+DTYPES = {np.dtype(np.int8): 1, np.dtype(np.int16): 2, np.dtype(np.int32): 3, np.dtype(np.uint16): 4}
+# The front end the model was trained on (features/front_end_config.h defaults, log-mel).
+FEATURE_SPEC = dict(sample_rate=16000, window_ms=25, hop_ms=10, fft_size=512, mel_bands=40,
+                    mel_low_hz=20, mel_high_hz=7600, kind=0, mfcc_count=13, lifter=0, mean_norm=0)
+INPUT_TRANSFORM = [2, 32, 3, 40 * 256, 7, 205, 13, 100, 100]
+
+
+def multiplier(real):
+    """real = mult / 2^shift with mult in [2^30, 2^31)."""
+    shift = 0
+    while real * 2 ** shift < 2 ** 30:
+        shift += 1
+    mult = int(round(real * 2 ** shift))
+    if mult == 2 ** 31:
+        mult //= 2
+        shift -= 1
+    assert 0 < shift < 63, real
+    return mult, shift
+
+
+def requantize(acc, mult, shift):
+    return (acc.astype(np.int64) * mult + (np.int64(1) << (shift - 1))) >> shift
+
+
+def quantize(weights, input_scale, calibration, context):
+    """weights: [(W, b)] float per layer; calibration: int8 model inputs to size activations."""
+    layers = []
+    s_in = input_scale
+    a = calibration.astype(np.float64) * input_scale
+    for i, (w, b) in enumerate(weights):
+        last = i == len(weights) - 1
+        # A channel whose weights all but vanished keeps a scale near the layer's, so its bias and
+        # requantisation stay in range.
+        s_w = np.maximum(np.abs(w).max(axis=1), 1e-3 * np.abs(w).max()) / 127
+        w_q = np.clip(np.round(w / s_w[:, None]), -127, 127).astype(np.int8)
+        b_q = np.round(b / (s_w * s_in)).astype(np.int64)
+        assert np.abs(b_q).max() < 2 ** 31
+        a = np.maximum(a @ w.T + b, 0)
+        s_out = 1.0 / 2 ** LOGIT_Q if last else max(np.percentile(a, 99.99), 1e-6) / 127
+        mults, shifts = zip(*(multiplier(s_w[o] * s_in / s_out) for o in range(len(s_w))))
+        layers.append(dict(weight=w_q, bias=b_q.astype(np.int32), mult=np.array(mults, np.int32),
+                           shift=np.array(shifts, np.int32)))
+        s_in = s_out
+    k = np.arange(2 * LOGIT_HALF_RANGE)
+    sigmoid = np.round(32767 / (1 + np.exp(-(k - LOGIT_HALF_RANGE) / 2 ** LOGIT_Q))).astype(np.uint16)
+    return dict(layers=layers, sigmoid=sigmoid, context=tuple(context))
+
+
+def run_int(q, x):
+    """Integer inference on (n, inputs) int8 rows -> score_q15 (n,) int32."""
+    a = x.astype(np.int64)
+    for i, layer in enumerate(q["layers"]):
+        acc = a @ layer["weight"].astype(np.int64).T + layer["bias"].astype(np.int64)
+        assert np.abs(acc).max() < 2 ** 31, "int32 accumulator overflow"
+        out = requantize(acc, layer["mult"].astype(np.int64), layer["shift"].astype(np.int64))
+        if i < len(q["layers"]) - 1:
+            a = np.clip(out, 0, 127)
+        else:
+            z = np.clip(out[:, 0], -LOGIT_HALF_RANGE, LOGIT_HALF_RANGE - 1)
+            return q["sigmoid"][z + LOGIT_HALF_RANGE].astype(np.int32)
+
+
+def tensors(q):
+    t = [("context", np.array(q["context"], np.int32)),
+         ("input_transform", np.array(INPUT_TRANSFORM, np.int32))]
+    for i, layer in enumerate(q["layers"]):
+        for name in ("weight", "bias", "mult", "shift"):
+            t.append((f"l{i}.{name}", layer[name]))
+    t.append(("sigmoid", q["sigmoid"]))
+    return t
+
+
+def write_model(path, q, kind="vad-mlp"):
+    """The earshot model file (models/model_file.h documents the layout)."""
+    items = tensors(q)
+    spec = [FEATURE_SPEC[k] for k in ("sample_rate", "window_ms", "hop_ms", "fft_size", "mel_bands",
+                                      "mel_low_hz", "mel_high_hz", "kind", "mfcc_count", "lifter",
+                                      "mean_norm")]
+    header = MAGIC + struct.pack("<I16s11iI", VERSION, kind.encode(), *spec, len(items))
+    table_size = 56 * len(items)
+    offset = len(header) + table_size
+    table, blob = b"", b""
+    for name, array in items:
+        offset_aligned = (offset + len(blob) + 7) // 8 * 8
+        blob += b"\0" * (offset_aligned - offset - len(blob))
+        data = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<")).tobytes()
+        dims = list(array.shape) + [1] * (4 - array.ndim)
+        table += struct.pack("<24sII4III", name.encode(), DTYPES[array.dtype], array.ndim, *dims,
+                             offset_aligned, len(data))
+        blob += data
+    body = header + table + blob
+    with open(path, "wb") as f:
+        f.write(body + struct.pack("<I", zlib.crc32(body)))
+
+
+def write_vectors(path, q, logmel):
+    """Test vectors from a stream's log-mel frames: per frame, the 40 log-mel values, the 41 inputs
+    of the transform and the score of the frame `lookahead` frames earlier (-1 before the first)."""
+    inputs = vad_input.frame_inputs(logmel)
+    scores = run_int(q, vad_input.stack_context(inputs, q["context"]))
+    with open(path, "w") as f:
+        f.write("# earshot VAD test vectors (tools/train/vad_export.py): "
+                "logmel[40] | inputs[41] | score_q15 of frame t - lookahead\n")
+        for t in range(len(logmel)):
+            k = t - max(q["context"])
+            f.write(" ".join(str(int(v)) for v in logmel[t]) + " | " +
+                    " ".join(str(int(v)) for v in inputs[t]) + " | " +
+                    str(int(scores[k]) if k >= 0 else -1) + "\n")
