@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <filesystem>
@@ -19,8 +20,15 @@
 namespace earshot::vad {
 namespace {
 
-const std::string kModel = std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm";
-const std::string kVectors = std::string(EARSHOT_SOURCE_DIR) + "/tests/data/vad_vectors.txt";
+// The committed model and its vectors, or another pair (the training smoke test sets these).
+std::string FromEnv(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != 0 ? v : fallback;
+}
+const std::string kModel =
+    FromEnv("EARSHOT_VAD_MODEL", std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm");
+const std::string kVectors =
+    FromEnv("EARSHOT_VAD_VECTORS", std::string(EARSHOT_SOURCE_DIR) + "/tests/data/vad_vectors.txt");
 
 std::shared_ptr<const VadModel> LoadModel() {
   auto model = VadModel::Load(kModel, features::FrontEndConfig{});

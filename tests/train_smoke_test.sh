@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Smoke test of the training pipeline: a tiny VAD trained from the shared data in seconds must load
+# in C++ and match the script's integer reference bit for bit. Skips without PyTorch or the data.
+# Usage: tests/train_smoke_test.sh BUILD_DIR
+set -euo pipefail
+build=$(realpath "$1")
+src=$(cd "$(dirname "$0")/.." && pwd)
+data=${EARSHOT_DATA_DIR:-$src/../shared/data}
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
+  echo "SKIP: python3-torch is not installed (tools/setup.sh --training installs it)"; exit 0
+fi
+if [ ! -d "$data/speech" ]; then echo "SKIP: no shared data at $data"; exit 0; fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+/usr/bin/python3 "$src/tools/train/train_vad.py" --data "$data" --earshot "$build/tools/earshot" \
+  --streams 8 --epochs 1 --out "$tmp/vad.eshm" --log "$tmp/train.log" --vectors "$tmp/vectors.txt"
+EARSHOT_VAD_MODEL="$tmp/vad.eshm" EARSHOT_VAD_VECTORS="$tmp/vectors.txt" \
+  "$build/tests/vad_test" --gtest_filter='Vad.BitExactWithTheTrainingReference'
+"$build/tools/earshot" vad --set vad.model="$tmp/vad.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
+echo "1 passed, 0 failed"
