@@ -19,7 +19,7 @@ namespace {
 const std::vector<int16_t>& Audio() {
   static const std::vector<int16_t> samples = [] {
     std::vector<int16_t> x;
-    const auto path = std::filesystem::path(EARSHOT_DATA_DIR) / "stt" / "1089-134686-0000.flac";
+    const auto path = std::filesystem::path(EARSHOT_DATA_DIR) / "stt" / "121-121726-0000.flac";
     if (auto source = audio::FileSource::Open(path.string(), {}); source.ok()) {
       audio::Frame frame;
       while (*(*source)->Next(frame) && x.size() < 160000) x.insert(x.end(), frame.begin(), frame.end());

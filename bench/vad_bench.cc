@@ -20,7 +20,7 @@ const std::string kModel = std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.es
 const std::vector<int16_t>& Audio() {
   static const std::vector<int16_t> samples = [] {
     std::vector<int16_t> x;
-    std::string path = std::string(EARSHOT_DATA_DIR) + "/stt/1089-134686-0000.flac";
+    std::string path = std::string(EARSHOT_DATA_DIR) + "/stt/121-121726-0000.flac";
     if (!std::filesystem::exists(path)) {
       path = std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac";
     }

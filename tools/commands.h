@@ -8,5 +8,6 @@ namespace earshot::cli {
 extern const Command kRunCommand;
 extern const Command kFeaturesCommand;
 extern const Command kVadCommand;
+extern const Command kTranscribeCommand;
 
 }  // namespace earshot::cli

@@ -12,6 +12,8 @@ packages=(
   libsndfile1-dev libsoxr-dev                # audio files, resampling
   libsamplerate0-dev                         # the resampler we measure libsoxr against (bench)
   libtomlplusplus-dev                        # config
+  libpocketsphinx-dev pocketsphinx-en-us     # speech-to-text (library and Debian's en-us model)
+  pocketsphinx                               # pocketsphinx_continuous, the STT peer we compare with
   libfftw3-dev                               # float reference front end (tests, training)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers

@@ -1,0 +1,43 @@
+#include "models/stt/endpointer.h"
+
+namespace earshot::stt {
+
+EndpointConfig EndpointConfig::FromConfig(const config::Config& config) {
+  EndpointConfig c;
+  c.endpoint_silence_frames = static_cast<int>(config.Int("stt.endpoint_silence_ms") / 10);
+  c.max_utterance_frames = static_cast<int>(config.Int("stt.max_utterance_ms") / 10);
+  c.no_speech_timeout_frames = static_cast<int>(config.Int("stt.no_speech_timeout_ms") / 10);
+  return c;
+}
+
+const char* EndReasonName(EndReason reason) {
+  switch (reason) {
+    case EndReason::kNone: return "none";
+    case EndReason::kSilence: return "silence";
+    case EndReason::kMaxLength: return "max_length";
+    case EndReason::kNoSpeech: return "no_speech";
+  }
+  return "?";
+}
+
+void Endpointer::Start() {
+  frames_ = 0;
+  silence_run_ = 0;
+  heard_speech_ = false;
+}
+
+EndReason Endpointer::Push(bool speech) {
+  ++frames_;
+  if (speech) {
+    heard_speech_ = true;
+    silence_run_ = 0;
+  } else {
+    ++silence_run_;
+  }
+  if (heard_speech_ && silence_run_ >= config_.endpoint_silence_frames) return EndReason::kSilence;
+  if (frames_ >= config_.max_utterance_frames) return EndReason::kMaxLength;
+  if (!heard_speech_ && frames_ >= config_.no_speech_timeout_frames) return EndReason::kNoSpeech;
+  return EndReason::kNone;
+}
+
+}  // namespace earshot::stt

@@ -1,0 +1,38 @@
+// Endpointer: when a request after the wake word is over, from the VAD's per-frame decisions.
+// It ends after endpoint_silence_ms of silence once speech was heard, at max_utterance_ms in any
+// case, and after no_speech_timeout_ms if no speech came at all. Pure: frames in, a verdict out.
+#pragma once
+
+#include <cstdint>
+
+#include "config/config.h"
+
+namespace earshot::stt {
+
+struct EndpointConfig {
+  int endpoint_silence_frames = 70;  // 700 ms
+  int max_utterance_frames = 1000;   // 10 s
+  int no_speech_timeout_frames = 400;  // 4 s
+  static EndpointConfig FromConfig(const config::Config& config);
+};
+
+enum class EndReason { kNone, kSilence, kMaxLength, kNoSpeech };
+const char* EndReasonName(EndReason reason);
+
+class Endpointer {
+ public:
+  explicit Endpointer(const EndpointConfig& config) : config_(config) {}
+
+  void Start();                  // at the wake word
+  EndReason Push(bool speech);   // one 10 ms frame's VAD decision
+  int64_t frames() const { return frames_; }
+  bool heard_speech() const { return heard_speech_; }
+
+ private:
+  EndpointConfig config_;
+  int64_t frames_ = 0;
+  int silence_run_ = 0;
+  bool heard_speech_ = false;
+};
+
+}  // namespace earshot::stt

@@ -1,0 +1,64 @@
+// Speech-to-text, built for streaming: a model (immutable, loaded once, shared; the governor swaps
+// models between utterances) and per-utterance sessions: Begin, feed 10 ms frames, read partial
+// hypotheses, End for the final text with a confidence and word timings. Backends implement
+// SttModel; pocketsphinx is the first (pocketsphinx_backend.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/result.h"
+
+namespace earshot::stt {
+
+struct SttWord {
+  std::string word;
+  double start = 0;  // seconds from the utterance's first frame
+  double end = 0;
+};
+
+struct SttResult {
+  std::string text;
+  double confidence = 0;  // posterior probability of the hypothesis, [0, 1]
+  std::vector<SttWord> words;
+};
+
+class SttSession {
+ public:
+  virtual ~SttSession() = default;
+  virtual Status Begin() = 0;
+  // One frame of 16 kHz mono int16 audio (any length; 10 ms in the pipeline).
+  virtual Status Feed(std::span<const int16_t> samples) = 0;
+  // The best hypothesis so far (empty if none).
+  virtual std::string Partial() = 0;
+  virtual Result<SttResult> End() = 0;
+};
+
+class SttModel {
+ public:
+  virtual ~SttModel() = default;
+  // A session decoding with this model. Sessions of one model take turns (one utterance at a time
+  // per model); each stream owns its model instance.
+  virtual std::unique_ptr<SttSession> NewSession() const = 0;
+};
+
+// Where the model files are and how hard to search, from the [stt] section.
+struct SttConfig {
+  std::string acoustic_model;  // directory (mdef, means, ...)
+  std::string language_model;  // ARPA or binary n-gram
+  std::string dictionary;
+  std::string grammar;         // JSGF file: decode with it instead of the language model
+  std::string words;           // "yes|no|up": a command list, decoded as a one-word grammar
+  std::string profile = "large";
+
+  static Result<SttConfig> FromConfig(const config::Config& config);
+};
+
+// The backend the config names (pocketsphinx for now); errors name the missing or broken file.
+Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config);
+
+}  // namespace earshot::stt

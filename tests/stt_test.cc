@@ -1,0 +1,162 @@
+// Speech-to-text: the endpointer's rules, and the pocketsphinx backend on real speech.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+#include "audio/frame_source.h"
+#include "config/config.h"
+#include "models/stt/endpointer.h"
+#include "models/stt/stt.h"
+
+namespace earshot::stt {
+namespace {
+
+EndReason PushAll(Endpointer& e, const std::string& frames) {
+  EndReason r = EndReason::kNone;
+  for (char c : frames) {
+    r = e.Push(c == '1');
+    if (r != EndReason::kNone) break;
+  }
+  return r;
+}
+
+TEST(Endpointer, EndsAfterTrailingSilence) {
+  EndpointConfig c{3, 100, 50};
+  Endpointer e(c);
+  e.Start();
+  EXPECT_EQ(PushAll(e, "0011110110"), EndReason::kNone);  // gaps shorter than 3 frames
+  EXPECT_EQ(e.Push(false), EndReason::kNone);
+  EXPECT_EQ(e.Push(false), EndReason::kSilence);
+  EXPECT_EQ(e.frames(), 12);
+}
+
+TEST(Endpointer, NoSpeechTimeoutAndMaxLength) {
+  Endpointer e(EndpointConfig{3, 20, 5});
+  e.Start();
+  EXPECT_EQ(PushAll(e, "00000"), EndReason::kNoSpeech);
+  e.Start();
+  EXPECT_EQ(PushAll(e, std::string(25, '1')), EndReason::kMaxLength);
+  EXPECT_EQ(e.frames(), 20);
+  EXPECT_TRUE(e.heard_speech());
+}
+
+TEST(Endpointer, DefaultsFromConfigInMilliseconds) {
+  const EndpointConfig c = EndpointConfig::FromConfig(config::Config::Defaults());
+  EXPECT_EQ(c.endpoint_silence_frames, 70);
+  EXPECT_EQ(c.max_utterance_frames, 1000);
+  EXPECT_EQ(c.no_speech_timeout_frames, 400);
+}
+
+std::vector<int16_t> Read(const std::string& path) {
+  std::vector<int16_t> x;
+  auto source = audio::FileSource::Open(path, {});
+  EXPECT_TRUE(source.ok()) << source.error().message;
+  audio::Frame frame;
+  while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
+  return x;
+}
+
+SttResult Decode(const SttModel& model, const std::vector<int16_t>& x) {
+  auto session = model.NewSession();
+  EXPECT_TRUE(session->Begin().ok());
+  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
+    EXPECT_TRUE(session->Feed(std::span<const int16_t>(x).subspan(i, 160)).ok());
+  }
+  Result<SttResult> r = session->End();
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : SttResult{};
+}
+
+int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein over words
+  std::istringstream rs(ref), hs(hyp);
+  std::vector<std::string> r{std::istream_iterator<std::string>(rs), {}};
+  std::vector<std::string> h{std::istream_iterator<std::string>(hs), {}};
+  std::vector<int> prev(h.size() + 1), cur(h.size() + 1);
+  for (size_t j = 0; j <= h.size(); ++j) prev[j] = static_cast<int>(j);
+  for (size_t i = 1; i <= r.size(); ++i) {
+    cur[0] = static_cast<int>(i);
+    for (size_t j = 1; j <= h.size(); ++j) {
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (r[i - 1] == h[j - 1] ? 0 : 1)});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[h.size()];
+}
+
+const std::string kData = EARSHOT_DATA_DIR;
+
+TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
+  const std::string path = kData + "/stt/121-121726-0000.flac";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
+  auto config = SttConfig::FromConfig(config::Config::Defaults());
+  ASSERT_TRUE(config.ok());
+  auto model = LoadModel(*config);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto x = Read(path);
+  const std::string ref =
+      "also a popular contrivance whereby love making may be suspended but not stopped during the "
+      "picnic season";
+  // Twice with the same model: sessions reuse the loaded decoder, with the same result.
+  std::string first_text;
+  for (int round = 0; round < 2; ++round) {
+    const SttResult r = Decode(**model, x);
+    if (round == 0) first_text = r.text;
+    EXPECT_EQ(r.text, first_text);
+    const int errors = WordErrors(ref, r.text);
+    EXPECT_LE(errors, 6) << r.text;  // 16 words; pocketsphinx en-us is far from perfect
+    EXPECT_GT(r.confidence, 0.0);
+    EXPECT_LE(r.confidence, 1.0);
+    ASSERT_FALSE(r.words.empty());
+    for (size_t i = 1; i < r.words.size(); ++i) EXPECT_GE(r.words[i].start, r.words[i - 1].end - 1e-9);
+    EXPECT_LE(r.words.back().end, static_cast<double>(x.size()) / 16000 + 0.02);
+  }
+}
+
+TEST(Pocketsphinx, CommandWordsAsAGrammar) {
+  const std::string dir = kData + "/kws/dev/yes";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;
+  config::Config cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.words", "yes|no|up|down|left|right|on|off|stop|go").ok());
+  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  int right = 0, total = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    right += Decode(**model, Read(entry.path().string())).text == "yes";
+    ++total;
+  }
+  EXPECT_EQ(right, total);
+}
+
+TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
+  config::Config cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.acoustic_model", "/nonexistent/hmm").ok());
+  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find("/nonexistent/hmm"), std::string::npos);
+
+  cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.dictionary", "/nonexistent/words.dict").ok());
+  model = LoadModel(*SttConfig::FromConfig(cfg));
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find("/nonexistent/words.dict: dictionary not found"), std::string::npos);
+
+  const std::string bad_lm = testing::TempDir() + "/broken.lm";
+  std::ofstream(bad_lm) << "this is not a language model\n";
+  cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.language_model", bad_lm).ok());
+  model = LoadModel(*SttConfig::FromConfig(cfg));
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find(bad_lm), std::string::npos) << model.error().message;
+
+  cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.grammar", "/x.gram").ok());
+  ASSERT_TRUE(cfg.Set("stt.words", "yes|no").ok());
+  EXPECT_FALSE(SttConfig::FromConfig(cfg).ok());
+}
+
+}  // namespace
+}  // namespace earshot::stt

@@ -1,0 +1,130 @@
+// `earshot transcribe`: speech-to-text over whole files, one line per file.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "audio/frame_source.h"
+#include "models/stt/stt.h"
+#include "tools/commands.h"
+#include "tools/vad_stage.h"
+
+namespace earshot::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: earshot transcribe [--profile large|small] [--stats] [--config F] [--set stt.KEY=V]... "
+    "FILE...\n"
+    "\n"
+    "Prints FILE<TAB>text for each FILE, decoding the whole file as one utterance with the [stt]\n"
+    "settings (pocketsphinx, Debian's en-us model by default; stt.grammar or stt.words for a fixed\n"
+    "vocabulary).\n"
+    "  --profile P   large (default) or small (faster, less accurate); same as --set stt.profile=P\n"
+    "  --stats       print to stderr, as JSON: audio seconds, decoding seconds, model load seconds,\n"
+    "                and the latency from the last frame fed to the final result (median, max)\n";
+
+using Clock = std::chrono::steady_clock;
+
+double Seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+struct Stats {
+  double audio_s = 0, proc_s = 0, load_s = 0;
+  std::vector<double> final_latency_s;
+
+  void Print() const {
+    std::vector<double> l = final_latency_s;
+    std::sort(l.begin(), l.end());
+    const double median = l.empty() ? 0 : l[l.size() / 2];
+    const double worst = l.empty() ? 0 : l.back();
+    std::fprintf(stderr,
+                 "{\"audio_s\": %.3f, \"proc_s\": %.3f, \"rtf\": %.5f, \"load_s\": %.3f, "
+                 "\"final_latency_ms\": {\"median\": %.1f, \"max\": %.1f}, \"files\": %zu}\n",
+                 audio_s, proc_s, audio_s > 0 ? proc_s / audio_s : 0.0, load_s, 1000 * median,
+                 1000 * worst, l.size());
+  }
+};
+
+Result<std::string> TranscribeFile(const std::string& path, const config::Config& config,
+                                   const stt::SttModel& model, Stats& stats) {
+  auto source = audio::FileSource::Open(path, SourceOptions(config));
+  if (!source.ok()) return source.error();
+  std::unique_ptr<stt::SttSession> session = model.NewSession();
+  audio::Frame frame;
+  std::vector<int16_t> samples;  // decoded first: the timing covers recognition only
+  for (;;) {
+    Result<bool> more = (*source)->Next(frame);
+    if (!more.ok()) return more.error();
+    if (!*more) break;
+    samples.insert(samples.end(), frame.begin(), frame.end());
+  }
+  const Clock::time_point start = Clock::now();
+  if (Status s = session->Begin(); !s.ok()) return Error{path + ": " + s.error().message};
+  for (size_t i = 0; i < samples.size(); i += audio::kFrameSamples) {
+    Status s = session->Feed(std::span<const int16_t>(samples).subspan(i, audio::kFrameSamples));
+    if (!s.ok()) return Error{path + ": " + s.error().message};
+  }
+  const Clock::time_point last_frame = Clock::now();
+  Result<stt::SttResult> result = session->End();
+  const Clock::time_point done = Clock::now();
+  if (!result.ok()) return Error{path + ": " + result.error().message};
+  stats.audio_s += static_cast<double>(samples.size()) / audio::kSampleRate;
+  stats.proc_s += Seconds(done - start);
+  stats.final_latency_s.push_back(Seconds(done - last_frame));
+  return result->text;
+}
+
+int Transcribe(const Args& args) {
+  int status = kExitOk;
+  Result<config::Config> cfg = LoadConfig(args, &status);
+  if (!cfg.ok()) {
+    PrintError(cfg.error().message);
+    return status;
+  }
+  if (const std::string profile = args.Option("--profile", ""); !profile.empty()) {
+    if (Status s = cfg->Set("stt.profile", profile); !s.ok()) {
+      PrintError("--profile: " + s.error().message);
+      return kExitUsage;
+    }
+  }
+  if (args.print_config) {
+    std::fputs(cfg->ToToml().c_str(), stdout);
+    return kExitOk;
+  }
+  if (args.positional.empty()) {
+    PrintError("transcribe: expected FILE... (see earshot transcribe --help)");
+    return kExitUsage;
+  }
+  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(*cfg);
+  if (!stt_config.ok()) {
+    PrintError(stt_config.error().message);
+    return kExitRuntime;
+  }
+  Stats stats;
+  const Clock::time_point load_start = Clock::now();
+  auto model = stt::LoadModel(*stt_config);
+  stats.load_s = Seconds(Clock::now() - load_start);
+  if (!model.ok()) {
+    PrintError(model.error().message);
+    return kExitRuntime;
+  }
+  for (const std::string& path : args.positional) {
+    Result<std::string> text = TranscribeFile(path, *cfg, **model, stats);
+    if (!text.ok()) {
+      PrintError(text.error().message);
+      status = kExitRuntime;
+      continue;
+    }
+    std::printf("%s\t%s\n", path.c_str(), text->c_str());
+    std::fflush(stdout);
+  }
+  if (args.Option("--stats", "") == "1") stats.Print();
+  return status;
+}
+
+}  // namespace
+
+const Command kTranscribeCommand{"transcribe", "speech-to-text over whole files, FILE<TAB>text",
+                                 kUsage, {"--profile"}, Transcribe};
+
+}  // namespace earshot::cli

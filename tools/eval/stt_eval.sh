@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# WER and real-time factor of `earshot transcribe` on a list of files, with the shared scorer.
+# Usage: tools/eval/stt_eval.sh LIST REF.tsv OUT_DIR NAME [earshot transcribe options...]
+#   LIST: `id<TAB>path` lines (build_eval_audio.py's stt/stt.list); REF.tsv: `id<TAB>text`.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+list=$1 ref=$2 out=$3 name=$4; shift 4
+scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}/stt_score.py
+mkdir -p "$out"
+cut -f2 "$list" | xargs "$root/build/tools/earshot" transcribe --stats "$@" \
+  > "$out/$name.paths.tsv" 2> "$out/$name.stats.json"
+# FILE -> the list's id, for the scorer.
+awk -F'\t' 'NR == FNR { id[$2] = $1; next } { print id[$1] "\t" $2 }' "$list" "$out/$name.paths.tsv" \
+  > "$out/$name.hyp.tsv"
+audio=$(sed -E 's/.*"audio_s": ([0-9.]+).*/\1/' "$out/$name.stats.json")
+proc=$(sed -E 's/.*"proc_s": ([0-9.]+).*/\1/' "$out/$name.stats.json")
+/usr/bin/python3 "$scorer" --ref "$ref" --hyp "$out/$name.hyp.tsv" --audio-s "$audio" --proc-s "$proc" \
+  --name "$name" --summary-tsv "$out/summary.tsv" | tail -1
+cat "$out/$name.stats.json"
