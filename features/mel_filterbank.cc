@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "features/simd_avx2.h"
+
 namespace earshot::features {
 namespace {
 
@@ -36,8 +38,9 @@ std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, 
   return out;
 }
 
-MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate)
-    : power_(fft_size / 2 + 1) {
+MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
+                             bool allow_simd)
+    : power_(fft_size / 2 + 1), simd_(allow_simd && avx2::Available()) {
   weight_offset_.push_back(0);
   for (const MelBand& band : MelBands(bands, low_hz, high_hz, fft_size, sample_rate)) {
     first_bin_.push_back(band.first_bin);
@@ -47,7 +50,14 @@ MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, i
 }
 
 void MelFilterbank::Process(std::span<const ComplexInt32> spectrum, std::span<uint64_t> mel_energy) {
-  for (size_t k = 0; k < power_.size(); ++k) {
+  size_t k = 0;
+  if (simd_) {  // groups of four bins; the rest below
+    const size_t groups = power_.size() / 4;
+    avx2::PowerSpectrum(reinterpret_cast<const int32_t*>(spectrum.data()), groups, kPowerShift,
+                        power_.data());
+    k = 4 * groups;
+  }
+  for (; k < power_.size(); ++k) {
     // |re|, |im| <= 2^30.5 (RealFft): each square < 2^61, the sum < 2^62.
     const auto re = static_cast<uint64_t>(int64_t{spectrum[k].re} * spectrum[k].re);
     const auto im = static_cast<uint64_t>(int64_t{spectrum[k].im} * spectrum[k].im);

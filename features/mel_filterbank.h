@@ -27,7 +27,9 @@ class MelFilterbank {
  public:
   static constexpr int kPowerShift = 14;  // P = |X|^2 >> 14
 
-  MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate);
+  // `allow_simd`: the AVX2 power spectrum where the CPU has it (same results).
+  MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
+                bool allow_simd = true);
 
   // spectrum: fft_size/2 + 1 bins. mel_energy: `bands` values,
   // mel_energy = sum_k w_q15[k] * (|X[k]|^2 >> 14), i.e. the band energy in Q15 * 2^-14.
@@ -41,6 +43,7 @@ class MelFilterbank {
                                     // weight_offset_[b+1] - weight_offset_[b] weights
   std::vector<int16_t> weights_q15_;
   std::vector<uint64_t> power_;     // scratch: fft_size/2 + 1 bins
+  bool simd_;
 };
 
 }  // namespace earshot::features

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "features/real_fft_avx2.h"
+#include "features/simd_avx2.h"
 
 namespace earshot::features {
 namespace {

@@ -76,6 +76,19 @@ check "vad threshold out of range" status_is 2 "$earshot" vad --set vad.threshol
 check "vad no file" status_is 2 "$earshot" vad
 check "run has speech events" grep -q '"speech_start"' "$src/tests/golden/run_sample.jsonl"
 
+# Speech-to-text: FILE<TAB>text; bad profile and missing model files are clear errors.
+check "transcribe" status_is 0 "$earshot" transcribe sample.flac
+check "transcribe format" grep -qP '^sample\.flac\t.*slang' out.txt
+check "transcribe small" status_is 0 "$earshot" transcribe --profile small --stats sample.flac
+check "transcribe stats" grep -q '"final_latency_ms"' err.txt
+check "transcribe words" status_is 0 "$earshot" transcribe --set 'stt.words=computer|slang' sample.flac
+check "transcribe bad profile" status_is 2 "$earshot" transcribe --profile huge sample.flac
+check "transcribe bad profile named" grep -q "large|small" err.txt
+check "transcribe missing model" status_is 1 "$earshot" transcribe --set stt.acoustic_model=nohmm sample.flac
+check "transcribe missing model named" one_error_line_naming nohmm
+check "transcribe missing file" status_is 1 "$earshot" transcribe missing.wav
+check "transcribe missing file named" one_error_line_naming missing.wav
+
 # Formats that work: each gives an audio line with what was read.
 sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5
 sox -n -r 16000 -b 32 -e floating-point f32.wav synth 1 sine 440 vol 0.5

@@ -195,6 +195,18 @@ TEST(MelFilterbank, MatchesFloatWeightsOnPower) {
   }
 }
 
+TEST(MelFilterbank, SimdAndPlainPowerGiveTheSameBits) {
+  MelFilterbank simd(40, 20, 7600, 512, 16000, true), plain(40, 20, 7600, 512, 16000, false);
+  std::mt19937 rng(8);
+  std::uniform_int_distribution<int32_t> dist(-(1 << 30), 1 << 30);  // the FFT's full range
+  std::vector<ComplexInt32> spectrum(257);
+  for (auto& c : spectrum) c = {dist(rng), dist(rng)};
+  std::vector<uint64_t> a(40), b(40);
+  simd.Process(spectrum, a);
+  plain.Process(spectrum, b);
+  EXPECT_EQ(a, b);
+}
+
 TEST(LogScale, Log2IsExactAtPowersOfTwoAndCloseElsewhere) {
   LogScale log(200.0);
   for (int k = 0; k < 64; ++k) EXPECT_EQ(log.Log2Q16(uint64_t{1} << k), int64_t{k} * 65536);

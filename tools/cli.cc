@@ -35,8 +35,9 @@ Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
       args.help = true;
     } else if (name == "--print-config") {
       args.print_config = true;
-    } else if (name == "--stats") {
-      args.options.emplace_back("--stats", "1");
+    } else if (std::find(command.flag_options.begin(), command.flag_options.end(), name) !=
+               command.flag_options.end()) {
+      args.options.emplace_back(std::string(name), "1");
     } else if (name == "--config" || name == "--set") {
       Result<std::string> v = take_value();
       if (!v.ok()) return v.error();

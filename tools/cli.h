@@ -32,6 +32,7 @@ struct Command {
   std::string_view synopsis;     // one line for `earshot --help`
   std::string_view usage;        // full `--help` text
   std::vector<std::string_view> value_options;  // command options that take a value
+  std::vector<std::string_view> flag_options;   // command options without a value (set to "1")
   int (*run)(const Args& args);
 };
 

@@ -89,6 +89,6 @@ int Features(const Args& args) {
 }  // namespace
 
 const Command kFeaturesCommand{"features", "print the fixed-point log-mel or MFCC frames of a file",
-                               kUsage, {"--kind"}, Features};
+                               kUsage, {"--kind"}, {}, Features};
 
 }  // namespace earshot::cli

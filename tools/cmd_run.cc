@@ -82,6 +82,6 @@ int Run(const Args& args) {
 }  // namespace
 
 const Command kRunCommand{"run", "run the pipeline over recordings, events as JSON lines", kUsage,
-                          {}, Run};
+                          {}, {}, Run};
 
 }  // namespace earshot::cli

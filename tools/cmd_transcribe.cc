@@ -125,6 +125,6 @@ int Transcribe(const Args& args) {
 }  // namespace
 
 const Command kTranscribeCommand{"transcribe", "speech-to-text over whole files, FILE<TAB>text",
-                                 kUsage, {"--profile"}, Transcribe};
+                                 kUsage, {"--profile"}, {"--stats"}, Transcribe};
 
 }  // namespace earshot::cli

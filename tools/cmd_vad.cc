@@ -53,6 +53,6 @@ int Vad(const Args& args) {
 }  // namespace
 
 const Command kVadCommand{"vad", "print the voice-activity score and decision per 10 ms frame",
-                          kUsage, {}, Vad};
+                          kUsage, {}, {}, Vad};
 
 }  // namespace earshot::cli

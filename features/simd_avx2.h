@@ -1,6 +1,7 @@
-// The radix-4 pass of RealFft with AVX2, four butterflies at a time. The integer arithmetic is the
-// scalar path's, product for product and rounding for rounding, so both give the same bits (tests
-// check it); RealFft picks this one at run time when the CPU has AVX2.
+// AVX2 kernels of the front end's hottest loops (RealFft's radix-4 passes and split step, the power
+// spectrum), four 64-bit lanes at a time. The integer arithmetic is the scalar path's, product for
+// product and rounding for rounding, so both give the same bits (tests check it); the stages pick
+// these at run time when the CPU has AVX2.
 #pragma once
 
 #include <cstddef>
@@ -19,5 +20,8 @@ void Radix4Pass(int32_t* re, int32_t* im, size_t m, size_t q, const int32_t* twi
 // re, im per bin.
 void Split(const int32_t* re, const int32_t* im, size_t m, size_t first, size_t groups,
            const int32_t* split_re, const int32_t* split_im, int32_t* out);
+
+// power[k] = (re^2 + im^2 + 2^(shift-1)) >> shift for k < 4 * groups; bins interleaved re, im.
+void PowerSpectrum(const int32_t* bins, size_t groups, int shift, uint64_t* power);
 
 }  // namespace earshot::features::avx2

@@ -1,4 +1,4 @@
-#include "features/real_fft_avx2.h"
+#include "features/simd_avx2.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -111,9 +111,25 @@ __attribute__((target("avx2"))) void Split(const int32_t* re, const int32_t* im,
   }
 }
 
+__attribute__((target("avx2"))) void PowerSpectrum(const int32_t* bins, size_t groups, int shift,
+                                                   uint64_t* power) {
+  const __m256i half = _mm256_set1_epi64x(int64_t{1} << (shift - 1));
+  const __m128i count = _mm_cvtsi32_si128(shift);
+  for (size_t g = 0; g < groups; ++g) {
+    // Four bins (re, im pairs) as 64-bit lanes: low half re, high half im.
+    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(bins + 8 * g));
+    const __m256i re2 = _mm256_mul_epi32(v, v);                           // re * re, exact
+    const __m256i im = _mm256_srli_epi64(v, 32);
+    const __m256i im2 = _mm256_mul_epi32(im, im);                         // im * im, exact
+    const __m256i sum = _mm256_add_epi64(_mm256_add_epi64(re2, im2), half);  // < 2^63: unsigned ok
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(power + 4 * g), _mm256_srl_epi64(sum, count));
+  }
+}
+
 #else
 
 bool Available() { return false; }
+void PowerSpectrum(const int32_t*, size_t, int, uint64_t*) {}
 void Radix4Pass(int32_t*, int32_t*, size_t, size_t, const int32_t*) {}
 void Split(const int32_t*, const int32_t*, size_t, size_t, size_t, const int32_t*, const int32_t*,
            int32_t*) {}
