@@ -23,7 +23,6 @@ class SoundFile {
 
   int rate() const { return rate_; }
   int channels() const { return channels_; }
-  int64_t frames_in_header() const { return frames_; }
   const std::string& path() const { return path_; }
 
   // Reads up to interleaved.size() / channels() frames, scaled to [-1, 1); 0 at the end.

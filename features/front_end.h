@@ -39,9 +39,6 @@ class FrontEnd {
   std::span<const int32_t> mfcc_q8() const { return mfcc_q8_; }            // dB units, Q8
   const FrontEndConfig& config() const { return config_; }
 
-  // The stages, for per-stage tests and benchmarks.
-  int last_block_exponent() const { return exponent_; }
-
  private:
   explicit FrontEnd(const FrontEndConfig& config);
 

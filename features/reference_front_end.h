@@ -24,7 +24,6 @@ class ReferenceFrontEnd {
 
   std::span<const float> logmel_db() const { return logmel_db_; }  // dB re full scale
   std::span<const float> mfcc() const { return mfcc_; }            // dB units
-  std::span<const float> power() const { return power_; }          // |X|^2, int16 units
 
  private:
   explicit ReferenceFrontEnd(const FrontEndConfig& config);

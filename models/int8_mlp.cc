@@ -86,10 +86,4 @@ uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {
   return sigmoid_q15_[static_cast<size_t>(logit_q6 + kLogitHalfRange)];
 }
 
-int64_t Int8Mlp::macs() const {
-  int64_t n = 0;
-  for (const Int8Dense& l : layers_) n += int64_t{l.inputs} * l.outputs;
-  return n;
-}
-
 }  // namespace earshot::models

@@ -38,7 +38,6 @@ class Int8Mlp {
   uint16_t Run(std::span<const int8_t> input, Scratch& scratch) const;
 
   int inputs() const { return layers_.front().inputs; }
-  int64_t macs() const;
 
  private:
   std::vector<Int8Dense> layers_;

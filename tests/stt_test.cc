@@ -60,11 +60,12 @@ std::vector<int16_t> Read(const std::string& path) {
   return x;
 }
 
-SttResult Decode(const SttModel& model, const std::vector<int16_t>& x) {
+SttResult Decode(const SttModel& model, const std::vector<int16_t>& x, std::string* partial = nullptr) {
   auto session = model.NewSession();
   EXPECT_TRUE(session->Begin().ok());
   for (size_t i = 0; i + 160 <= x.size(); i += 160) {
     EXPECT_TRUE(session->Feed(std::span<const int16_t>(x).subspan(i, 160)).ok());
+    if (partial != nullptr && i == x.size() / 2 / 160 * 160) *partial = session->Partial();
   }
   Result<SttResult> r = session->End();
   EXPECT_TRUE(r.ok());
@@ -103,7 +104,9 @@ TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
   // Twice with the same model: sessions reuse the loaded decoder, with the same result.
   std::string first_text;
   for (int round = 0; round < 2; ++round) {
-    const SttResult r = Decode(**model, x);
+    std::string partial;
+    const SttResult r = Decode(**model, x, &partial);
+    EXPECT_FALSE(partial.empty()) << "a partial hypothesis half-way through";
     if (round == 0) first_text = r.text;
     EXPECT_EQ(r.text, first_text);
     const int errors = WordErrors(ref, r.text);

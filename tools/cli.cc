@@ -74,6 +74,20 @@ Result<config::Config> LoadConfig(const Args& args, int* status) {
   return cfg;
 }
 
+std::optional<config::Config> SetUp(const Args& args, int* status) {
+  Result<config::Config> cfg = LoadConfig(args, status);
+  if (!cfg.ok()) {
+    PrintError(cfg.error().message);
+    return std::nullopt;
+  }
+  if (args.print_config) {
+    std::fputs(cfg->ToToml().c_str(), stdout);
+    *status = kExitOk;
+    return std::nullopt;
+  }
+  return std::move(cfg).value();
+}
+
 void PrintError(std::string_view message) {
   std::fprintf(stderr, "earshot: %.*s\n", static_cast<int>(message.size()), message.data());
 }

@@ -2,6 +2,7 @@
 // (--config, --set, --print-config, --help) and the exit statuses of DESIGN.md.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +40,12 @@ struct Command {
 // Parses argv[first..] for `command`; a usage error names the bad argument.
 Result<Args> Parse(const Command& command, int argc, char** argv, int first);
 
-// Defaults + --config file + --set overrides; prints the error and returns null on failure,
-// setting `status` to the exit status to use.
+// Defaults + --config file + --set overrides; on failure the error and the exit status to use.
 Result<config::Config> LoadConfig(const Args& args, int* status);
+
+// The start of every command: the config, or nothing when the command is already done: the config
+// could not be loaded (error printed, `status` set) or --print-config printed it (`status` 0).
+std::optional<config::Config> SetUp(const Args& args, int* status);
 
 // One line on stderr: "earshot: MESSAGE".
 void PrintError(std::string_view message);

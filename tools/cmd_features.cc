@@ -34,15 +34,8 @@ void PrintFrame(std::span<const T> values, std::string& line) {
 
 int Features(const Args& args) {
   int status = kExitOk;
-  Result<config::Config> cfg = LoadConfig(args, &status);
-  if (!cfg.ok()) {
-    PrintError(cfg.error().message);
-    return status;
-  }
-  if (args.print_config) {
-    std::fputs(cfg->ToToml().c_str(), stdout);
-    return kExitOk;
-  }
+  std::optional<config::Config> cfg = SetUp(args, &status);
+  if (!cfg) return status;
   const std::string kind = args.Option("--kind", "");
   if (kind != "logmel" && kind != "mfcc") {
     PrintError("features: --kind must be logmel or mfcc (see earshot features --help)");

@@ -53,15 +53,8 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
 
 int Run(const Args& args) {
   int status = kExitOk;
-  Result<config::Config> cfg = LoadConfig(args, &status);
-  if (!cfg.ok()) {
-    PrintError(cfg.error().message);
-    return status;
-  }
-  if (args.print_config) {
-    std::fputs(cfg->ToToml().c_str(), stdout);
-    return kExitOk;
-  }
+  std::optional<config::Config> cfg = SetUp(args, &status);
+  if (!cfg) return status;
   std::vector<std::string> files = args.positional;
   if (files.empty()) files.push_back(DefaultSamplePath());
 

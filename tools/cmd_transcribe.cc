@@ -74,23 +74,14 @@ Result<std::string> TranscribeFile(const std::string& path, const config::Config
   return result->text;
 }
 
-int Transcribe(const Args& args) {
-  int status = kExitOk;
-  Result<config::Config> cfg = LoadConfig(args, &status);
-  if (!cfg.ok()) {
-    PrintError(cfg.error().message);
-    return status;
-  }
+int Transcribe(const Args& command_args) {
+  Args args = command_args;  // --profile P is --set stt.profile=P
   if (const std::string profile = args.Option("--profile", ""); !profile.empty()) {
-    if (Status s = cfg->Set("stt.profile", profile); !s.ok()) {
-      PrintError("--profile: " + s.error().message);
-      return kExitUsage;
-    }
+    args.sets.push_back("stt.profile=" + profile);
   }
-  if (args.print_config) {
-    std::fputs(cfg->ToToml().c_str(), stdout);
-    return kExitOk;
-  }
+  int status = kExitOk;
+  std::optional<config::Config> cfg = SetUp(args, &status);
+  if (!cfg) return status;
   if (args.positional.empty()) {
     PrintError("transcribe: expected FILE... (see earshot transcribe --help)");
     return kExitUsage;

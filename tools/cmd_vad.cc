@@ -16,15 +16,8 @@ constexpr std::string_view kUsage =
 
 int Vad(const Args& args) {
   int status = kExitOk;
-  Result<config::Config> cfg = LoadConfig(args, &status);
-  if (!cfg.ok()) {
-    PrintError(cfg.error().message);
-    return status;
-  }
-  if (args.print_config) {
-    std::fputs(cfg->ToToml().c_str(), stdout);
-    return kExitOk;
-  }
+  std::optional<config::Config> cfg = SetUp(args, &status);
+  if (!cfg) return status;
   if (args.positional.size() != 1) {
     PrintError("vad: expected one FILE (see earshot vad --help)");
     return kExitUsage;

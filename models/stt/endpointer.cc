@@ -10,16 +10,6 @@ EndpointConfig EndpointConfig::FromConfig(const config::Config& config) {
   return c;
 }
 
-const char* EndReasonName(EndReason reason) {
-  switch (reason) {
-    case EndReason::kNone: return "none";
-    case EndReason::kSilence: return "silence";
-    case EndReason::kMaxLength: return "max_length";
-    case EndReason::kNoSpeech: return "no_speech";
-  }
-  return "?";
-}
-
 void Endpointer::Start() {
   frames_ = 0;
   silence_run_ = 0;

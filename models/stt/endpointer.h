@@ -17,7 +17,6 @@ struct EndpointConfig {
 };
 
 enum class EndReason { kNone, kSilence, kMaxLength, kNoSpeech };
-const char* EndReasonName(EndReason reason);
 
 class Endpointer {
  public:
