@@ -76,6 +76,14 @@ check "vad threshold out of range" status_is 2 "$earshot" vad --set vad.threshol
 check "vad no file" status_is 2 "$earshot" vad
 check "run has speech events" grep -q '"speech_start"' "$src/tests/golden/run_sample.jsonl"
 
+# Keyword spotter: one line per hop, the keyword peaks in the bundled sample.
+check "kws" status_is 0 "$earshot" kws sample.flac
+check "kws hops" test "$(wc -l <out.txt)" -eq 386
+check "kws format" awk -F'\t' 'NF != 3 || $2 != "computer" || $3 < 0 || $3 > 1 { exit 1 }' out.txt
+check "kws finds computer in the first second" awk -F'\t' '$1 < 1.3 && $3 > 0.9 { found = 1 } END { exit !found }' out.txt
+check "kws wrong model kind" status_is 1 "$earshot" kws --model "$src/models/vad/vad.eshm" sample.flac
+check "kws wrong model explained" grep -q "is a 'vad-mlp' model, expected 'kws-mlp'" err.txt
+
 # Speech-to-text: FILE<TAB>text; bad profile and missing model files are clear errors.
 check "transcribe" status_is 0 "$earshot" transcribe sample.flac
 check "transcribe format" grep -qP '^sample\.flac\t\S' out.txt

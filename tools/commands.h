@@ -8,6 +8,7 @@ namespace earshot::cli {
 extern const Command kRunCommand;
 extern const Command kFeaturesCommand;
 extern const Command kVadCommand;
+extern const Command kKwsCommand;
 extern const Command kTranscribeCommand;
 
 }  // namespace earshot::cli

@@ -9,6 +9,7 @@ namespace {
 using earshot::cli::Command;
 
 const Command* const kCommands[] = {&earshot::cli::kRunCommand, &earshot::cli::kVadCommand,
+                                    &earshot::cli::kKwsCommand,
                                     &earshot::cli::kTranscribeCommand,
                                     &earshot::cli::kFeaturesCommand};
 

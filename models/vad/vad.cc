@@ -53,23 +53,15 @@ VadSession::VadSession(std::shared_ptr<const VadModel> model, const VadConfig& c
       decision_(config),
       scratch_(model_->mlp().MakeScratch()),
       floor_q8_(model_->bands()),
-      ring_frames_(model_->history() + model_->lookahead() + 1),
-      stacked_(static_cast<size_t>(model_->mlp().inputs())) {
-  ring_.assign(static_cast<size_t>(ring_frames_) * model_->width(), 0);
+      stack_(model_->width(), std::vector<int32_t>(model_->context().begin(), model_->context().end())) {
   smoothed_.reserve(static_cast<size_t>(2 * config.smooth_half_frames + 2));
 }
 
 void VadSession::Reset() {
-  std::fill(ring_.begin(), ring_.end(), 0);
+  stack_.Reset();
   primed_ = false;
-  fed_ = real_frames_ = 0;
   smoother_.Reset();
   decision_.Reset();
-}
-
-std::span<const int8_t> VadSession::last_inputs() const {
-  const auto slot = static_cast<size_t>((fed_ + ring_frames_ - 1) % ring_frames_);
-  return std::span<const int8_t>(ring_).subspan(slot * model_->width(), model_->width());
 }
 
 void VadSession::Transform(std::span<const int16_t> logmel, std::span<int8_t> inputs) {
@@ -95,19 +87,15 @@ void VadSession::Transform(std::span<const int16_t> logmel, std::span<int8_t> in
 }
 
 void VadSession::Process(std::span<const int16_t> logmel_db_q8, std::vector<VadFrame>& out) {
-  const auto slot = static_cast<size_t>(fed_ % ring_frames_);
-  Transform(logmel_db_q8, std::span<int8_t>(ring_).subspan(slot * model_->width(), model_->width()));
-  ++fed_;
-  ++real_frames_;
+  Transform(logmel_db_q8, stack_.Next());
+  stack_.Commit();
   ScoreFrame(out);
 }
 
 void VadSession::Flush(std::vector<VadFrame>& out) {
   // Score the last `lookahead` frames with silence (zero inputs) after the stream, as training did.
   for (int i = 0; i < model_->lookahead(); ++i) {
-    const auto slot = static_cast<size_t>(fed_ % ring_frames_);
-    std::fill_n(ring_.begin() + static_cast<ptrdiff_t>(slot * model_->width()), model_->width(), 0);
-    ++fed_;
+    stack_.Commit(/*real_frame=*/false);
     ScoreFrame(out);
   }
   smoothed_.clear();
@@ -117,22 +105,9 @@ void VadSession::Flush(std::vector<VadFrame>& out) {
 }
 
 void VadSession::ScoreFrame(std::vector<VadFrame>& out) {
-  const int64_t k = fed_ - 1 - model_->lookahead();  // the frame scored now
-  if (k < 0 || k >= real_frames_) return;
-  const auto width = static_cast<size_t>(model_->width());
-  size_t pos = 0;
-  for (int32_t offset : model_->context()) {
-    const int64_t frame = k + offset;
-    if (frame < 0 || frame >= real_frames_) {  // outside the stream: zeros
-      std::fill_n(stacked_.begin() + static_cast<ptrdiff_t>(pos), width, 0);
-    } else {
-      const auto slot = static_cast<size_t>(frame % ring_frames_);
-      std::copy_n(ring_.begin() + static_cast<ptrdiff_t>(slot * width), width,
-                  stacked_.begin() + static_cast<ptrdiff_t>(pos));
-    }
-    pos += width;
-  }
-  const uint16_t score = model_->mlp().Run(stacked_, scratch_);
+  const int64_t k = stack_.committed() - 1 - model_->lookahead();  // the frame scored now
+  if (k < 0 || k >= stack_.real_frames()) return;
+  const uint16_t score = model_->mlp().Run(stack_.Stack(k), scratch_);
   smoothed_.clear();
   smoother_.Push(VadFrame{k, score, false}, smoothed_);
   for (const VadFrame& f : smoothed_) decision_.Push(f, out);

@@ -17,6 +17,7 @@
 #include "config/config.h"
 #include "config/result.h"
 #include "features/front_end_config.h"
+#include "models/context_stack.h"
 #include "models/int8_mlp.h"
 
 namespace earshot::vad {
@@ -117,11 +118,11 @@ class VadSession {
   void Reset();
 
   // The per-frame inputs of the newest frame (for tests).
-  std::span<const int8_t> last_inputs() const;
+  std::span<const int8_t> last_inputs() const { return stack_.Newest(); }
 
  private:
   void Transform(std::span<const int16_t> logmel, std::span<int8_t> inputs);
-  void ScoreFrame(std::vector<VadFrame>& out);  // scores frame fed_ - 1 - lookahead
+  void ScoreFrame(std::vector<VadFrame>& out);  // scores the frame `lookahead` before the newest
 
   std::shared_ptr<const VadModel> model_;
   ScoreSmoother smoother_;
@@ -130,11 +131,7 @@ class VadSession {
   models::Int8Mlp::Scratch scratch_;
   std::vector<int32_t> floor_q8_;
   bool primed_ = false;
-  std::vector<int8_t> ring_;       // per-frame inputs, ring of ring_frames_ frames
-  int ring_frames_;
-  std::vector<int8_t> stacked_;    // the model's input
-  int64_t fed_ = 0;                // frames fed (including flush padding)
-  int64_t real_frames_ = 0;        // frames of the stream
+  models::ContextStack stack_;
 };
 
 }  // namespace earshot::vad

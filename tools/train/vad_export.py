@@ -83,8 +83,18 @@ def run_int(q, x):
 
 
 def tensors(q):
-    t = [("context", np.array(q["context"], np.int32)),
-         ("input_transform", np.array(INPUT_TRANSFORM, np.int32))]
+    return [("context", np.array(q["context"], np.int32)),
+            ("input_transform", np.array(INPUT_TRANSFORM, np.int32))] + mlp_tensors(q)
+
+
+def write_model(path, q):
+    """The VAD's model file."""
+    write_tensors(path, "vad-mlp", tensors(q))
+
+
+def mlp_tensors(q):
+    """The int8 MLP's tensors (models/int8_mlp.h reads them), for any model built on it."""
+    t = []
     for i, layer in enumerate(q["layers"]):
         for name in ("weight", "bias", "mult", "shift"):
             t.append((f"l{i}.{name}", layer[name]))
@@ -92,9 +102,8 @@ def tensors(q):
     return t
 
 
-def write_model(path, q, kind="vad-mlp"):
-    """The earshot model file (models/model_file.h documents the layout)."""
-    items = tensors(q)
+def write_tensors(path, kind, items):
+    """An earshot model file (models/model_file.h documents the layout)."""
     spec = [FEATURE_SPEC[k] for k in ("sample_rate", "window_ms", "hop_ms", "fft_size", "mel_bands",
                                       "mel_low_hz", "mel_high_hz", "kind", "mfcc_count", "lifter",
                                       "mean_norm")]
@@ -113,6 +122,30 @@ def write_model(path, q, kind="vad-mlp"):
     body = header + table + blob
     with open(path, "wb") as f:
         f.write(body + struct.pack("<I", zlib.crc32(body)))
+
+
+def read_tensors(path):
+    """The tensors of an earshot model file, by name (the inverse of write_tensors)."""
+    data = open(path, "rb").read()
+    assert data[:4] == MAGIC and zlib.crc32(data[:-4]) == struct.unpack("<I", data[-4:])[0], path
+    count = struct.unpack_from("<I", data, 68)[0]
+    types = {v: k for k, v in DTYPES.items()}
+    out = {}
+    for i in range(count):
+        name, dtype, ndim, *rest = struct.unpack_from("<24sII4III", data, 72 + 56 * i)
+        dims, offset, size = rest[:ndim], rest[4], rest[5]
+        out[name.rstrip(b"\0").decode()] = np.frombuffer(data[offset:offset + size],
+                                                        types[dtype].newbyteorder("<")).reshape(dims)
+    return out
+
+
+def mlp_from_tensors(t):
+    """The quantised MLP of read_tensors() in the form run_int() takes."""
+    layers = []
+    while f"l{len(layers)}.weight" in t:
+        i = len(layers)
+        layers.append({name: t[f"l{i}.{name}"] for name in ("weight", "bias", "mult", "shift")})
+    return dict(layers=layers, sigmoid=t["sigmoid"], context=tuple(int(v) for v in t["context"]))
 
 
 def write_vectors(path, q, logmel):

@@ -1,0 +1,85 @@
+#include "models/kws/kws.h"
+
+#include <algorithm>
+
+#include "models/model_file.h"
+
+namespace earshot::kws {
+
+Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
+                                                       const features::FrontEndConfig& front_end) {
+  Result<models::ModelFile> file = models::ModelFile::Load(path, "kws-mlp");
+  if (!file.ok()) return file.error();
+  if (Status s = file->features().Check(front_end); !s.ok()) return file->Fail(s.error().message);
+  if (file->features().kind != static_cast<int32_t>(models::FeatureKind::kLogMel) ||
+      file->features().mel_bands % 2 != 0) {
+    return file->Fail("the keyword spotter reads log-mel features, an even number of bands");
+  }
+  Result<std::vector<uint32_t>> dims = file->Dims("context");
+  if (!dims.ok()) return dims.error();
+  Result<std::vector<int32_t>> context = file->Read<int32_t>("context", *dims);
+  if (!context.ok()) return context.error();
+  if (context->empty() || context->size() > 256 || !std::is_sorted(context->begin(), context->end()) ||
+      context->front() < -400 || context->back() != 0) {
+    return file->Fail("context offsets must ascend within [-400, 0] and end at 0");
+  }
+  Result<std::vector<int32_t>> t = file->Read<int32_t>("kws_transform", {4});
+  if (!t.ok()) return t.error();
+  const KwsTransform transform{(*t)[0], (*t)[1], (*t)[2], (*t)[3]};
+  if (transform.mean_shift < 0 || transform.mean_shift > 15 || transform.step_shift < 0 ||
+      transform.step_shift > 15 || transform.min < -128 || transform.max > 127 ||
+      transform.min > transform.max) {
+    return file->Fail("kws_transform constants out of range");
+  }
+  const int pooled = file->features().mel_bands / 2;
+  Result<models::Int8Mlp> mlp = models::Int8Mlp::Load(*file, pooled * static_cast<int>(context->size()));
+  if (!mlp.ok()) return mlp.error();
+  return std::shared_ptr<const KwsModel>(
+      new KwsModel(std::move(mlp).value(), std::move(context).value(), transform, pooled));
+}
+
+Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
+  KwsConfig c;
+  c.keyword = config.String("kws.keyword");
+  c.threshold_q15 = static_cast<int32_t>(config.Float("kws.threshold") * 32767.0 + 0.5);
+  c.refractory_frames = static_cast<int>(config.Int("kws.refractory_ms") / 10);
+  return c;
+}
+
+KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config)
+    : model_(std::move(model)),
+      config_(config),
+      scratch_(model_->mlp().MakeScratch()),
+      mean_q8_(static_cast<size_t>(model_->pooled_bands())),
+      stack_(model_->pooled_bands(), std::vector<int32_t>(model_->context().begin(), model_->context().end())) {}
+
+void KwsSession::Reset() {
+  stack_.Reset();
+  primed_ = false;
+  last_wake_ = -1000000;
+}
+
+uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
+  const KwsTransform& p = model_->transform();
+  std::span<int8_t> inputs = stack_.Next();
+  for (size_t b = 0; b < mean_q8_.size(); ++b) {
+    const int32_t pooled = (int32_t{logmel_db_q8[2 * b]} + logmel_db_q8[2 * b + 1]) >> 1;
+    if (!primed_) mean_q8_[b] = pooled;
+    mean_q8_[b] += (pooled - mean_q8_[b]) >> p.mean_shift;
+    inputs[b] = static_cast<int8_t>(std::clamp((pooled - mean_q8_[b]) >> p.step_shift, p.min, p.max));
+  }
+  primed_ = true;
+  stack_.Commit();
+  return model_->mlp().Run(stack_.Stack(stack_.committed() - 1), scratch_);
+}
+
+std::optional<Wake> KwsSession::Detect(uint16_t score_q15) {
+  const int64_t frame = stack_.committed() - 1;
+  if (score_q15 < config_.threshold_q15 || frame - last_wake_ < config_.refractory_frames) {
+    return std::nullopt;
+  }
+  last_wake_ = frame;
+  return Wake{frame, score_q15};
+}
+
+}  // namespace earshot::kws

@@ -1,0 +1,80 @@
+// The keyword spotter: an int8 MLP (models/int8_mlp.h) over one second of the front end's log-mel,
+// after an integer transform (bands pooled in pairs, minus a slow running mean, 0.5 dB steps),
+// scored at every 10 ms hop. Trained by tools/train/train_kws.py; kws_input.py there specifies the
+// transform this file implements. KwsModel is immutable and shared; KwsSession is one stream's.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "config/result.h"
+#include "features/front_end_config.h"
+#include "models/context_stack.h"
+#include "models/int8_mlp.h"
+
+namespace earshot::kws {
+
+struct KwsTransform {
+  int32_t mean_shift;  // running band mean: mean += (pooled - mean) >> mean_shift
+  int32_t step_shift;  // input = clamp((pooled - mean) >> step_shift, min, max)
+  int32_t min, max;
+};
+
+class KwsModel {
+ public:
+  static Result<std::shared_ptr<const KwsModel>> Load(const std::string& path,
+                                                      const features::FrontEndConfig& front_end);
+  int pooled_bands() const { return pooled_bands_; }
+  std::span<const int32_t> context() const { return context_; }
+  const KwsTransform& transform() const { return transform_; }
+  const models::Int8Mlp& mlp() const { return mlp_; }
+
+ private:
+  KwsModel(models::Int8Mlp mlp, std::vector<int32_t> context, KwsTransform t, int pooled)
+      : mlp_(std::move(mlp)), context_(std::move(context)), transform_(t), pooled_bands_(pooled) {}
+  models::Int8Mlp mlp_;
+  std::vector<int32_t> context_;  // ascending offsets, the last one 0 (no lookahead)
+  KwsTransform transform_;
+  int pooled_bands_;
+};
+
+struct KwsConfig {
+  std::string keyword = "computer";
+  int32_t threshold_q15 = 26214;  // 0.8
+  int refractory_frames = 100;    // no second wake within 1 s
+  static Result<KwsConfig> FromConfig(const config::Config& config);
+};
+
+struct Wake {
+  int64_t frame;  // the hop where the keyword ended
+  uint16_t score_q15;
+};
+
+class KwsSession {
+ public:
+  KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config);
+
+  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15).
+  uint16_t Process(std::span<const int16_t> logmel_db_q8);
+  // The detection over the scores: a wake at the first hop at or above the threshold, then none
+  // for the refractory period.
+  std::optional<Wake> Detect(uint16_t score_q15);
+  void Reset();
+  std::span<const int8_t> last_inputs() const { return stack_.Newest(); }
+
+ private:
+  std::shared_ptr<const KwsModel> model_;
+  KwsConfig config_;
+  models::Int8Mlp::Scratch scratch_;
+  std::vector<int32_t> mean_q8_;
+  bool primed_ = false;
+  models::ContextStack stack_;
+  int64_t last_wake_ = -1000000;
+};
+
+}  // namespace earshot::kws

@@ -1,0 +1,72 @@
+// `earshot kws`: the keyword spotter's score at every 10 ms hop of a file (ungated).
+#include <cstdio>
+
+#include "audio/frame_source.h"
+#include "features/front_end.h"
+#include "models/kws/kws.h"
+#include "tools/commands.h"
+#include "tools/vad_stage.h"
+
+namespace earshot::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: earshot kws [--model F] [--config F] [--set kws.KEY=VALUE]... FILE\n"
+    "\n"
+    "Prints t<TAB>keyword<TAB>score for every 10 ms hop of FILE, with no VAD gating: t is the end of\n"
+    "the hop in seconds, score the spotter's P(keyword ends here) in [0,1].\n"
+    "  --model F   keyword model file (same as --set kws.model=F)\n";
+
+int Kws(const Args& command_args) {
+  Args args = command_args;
+  if (const std::string model = args.Option("--model", ""); !model.empty()) {
+    args.sets.push_back("kws.model=" + model);
+  }
+  int status = kExitOk;
+  std::optional<config::Config> cfg = SetUp(args, &status);
+  if (!cfg) return status;
+  if (args.positional.size() != 1) {
+    PrintError("kws: expected one FILE (see earshot kws --help)");
+    return kExitUsage;
+  }
+  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(*cfg);
+  if (!fe_config.ok()) {
+    PrintError(fe_config.error().message);
+    return kExitRuntime;
+  }
+  std::string path = cfg->String("kws.model");
+  if (path.empty()) path = BundledModelPath("kws/computer.eshm");
+  auto model = kws::KwsModel::Load(path, *fe_config);
+  Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(*cfg);
+  auto front_end = features::FrontEnd::Create(*fe_config);
+  if (!model.ok() || !front_end.ok()) {
+    PrintError(!model.ok() ? model.error().message : front_end.error().message);
+    return kExitRuntime;
+  }
+  kws::KwsSession session(*model, *kws_config);
+  auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  if (!source.ok()) {
+    PrintError(source.error().message);
+    return kExitRuntime;
+  }
+  audio::Frame frame;
+  for (int64_t hop = 0;; ++hop) {
+    Result<bool> more = (*source)->Next(frame);
+    if (!more.ok()) {
+      PrintError(more.error().message);
+      return kExitRuntime;
+    }
+    if (!*more) return kExitOk;
+    (*front_end)->Process(frame);
+    const uint16_t score = session.Process((*front_end)->logmel_db_q8());
+    std::printf("%.2f\t%s\t%.5f\n", static_cast<double>(hop + 1) / 100.0, kws_config->keyword.c_str(),
+                score / 32767.0);
+  }
+}
+
+}  // namespace
+
+const Command kKwsCommand{"kws", "print the keyword spotter's score at every 10 ms hop",
+                          kUsage, {"--model"}, {}, Kws};
+
+}  // namespace earshot::cli

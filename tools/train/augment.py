@@ -1,0 +1,95 @@
+"""Data helpers shared by the training scripts: file lists, a seeded dev split, noise (recorded and
+synthetic), room impulse responses."""
+import hashlib
+import os
+
+import numpy as np
+
+import audio_io
+
+
+def list_audio(root, sub):
+    out = []
+    for dirpath, _, files in os.walk(os.path.join(root, sub)):
+        out += [os.path.join(dirpath, f) for f in files if f.endswith((".flac", ".wav"))]
+    return sorted(out)
+
+
+def is_dev(path):
+    """About one file in ten, by a hash of its name: the training script's own validation split."""
+    return int(hashlib.sha1(os.path.basename(path).encode()).hexdigest()[:8], 16) % 10 == 0
+
+
+class NoiseBank:
+    """Unit-RMS noise signals: the shared recordings and synthetic kinds a device meets."""
+
+    def __init__(self, data, rng):
+        self.rng = rng
+        self.recordings = []
+        for path in list_audio(data, "noise"):
+            x = audio_io.read_audio(path).astype(np.float64)
+            self.recordings.append(x / (np.sqrt(np.mean(x * x)) + 1e-9))
+
+    def _colored(self, n, exponent):
+        spec = np.fft.rfft(self.rng.standard_normal(n))
+        f = np.arange(len(spec))
+        spec[1:] /= f[1:] ** (exponent / 2)
+        spec[0] = 0
+        return np.fft.irfft(spec, n)
+
+    def _tones(self, n, base_hz, harmonics):
+        t = np.arange(n) / audio_io.SR
+        return sum(self.rng.uniform(0.2, 1) * np.sin(2 * np.pi * base_hz * k * t + self.rng.uniform(0, 6))
+                   for k in range(1, harmonics + 1))
+
+    def _music(self, n):
+        x = np.zeros(n)
+        pos = 0
+        while pos < n:
+            length = int(self.rng.uniform(0.15, 0.8) * audio_io.SR)
+            seg = np.zeros(length)
+            for _ in range(self.rng.integers(1, 4)):
+                note = 55 * 2 ** (self.rng.integers(12, 60) / 12)
+                seg += self._tones(length, note, int(self.rng.integers(1, 6)))
+            seg *= np.exp(-np.arange(length) / (length / self.rng.uniform(1, 4)))
+            x[pos:pos + length] += seg[:n - pos]
+            pos += length
+        return x
+
+    def sample(self, n):
+        kind = self.rng.integers(0, 8)
+        if kind <= 2:
+            rec = self.recordings[self.rng.integers(0, len(self.recordings))]
+            start = self.rng.integers(0, len(rec))
+            x = np.take(rec, np.arange(start, start + n), mode="wrap")
+        elif kind == 3:
+            x = self._colored(n, self.rng.choice([0.0, 1.0, 2.0]))  # white, pink, brown
+        elif kind == 4:
+            x = self._colored(n, 1.0) + self._colored(n, 0.0) * 0.3
+        elif kind == 5:
+            x = self._tones(n, self.rng.uniform(100, 2000), int(self.rng.integers(1, 4)))
+        elif kind == 6:
+            x = self._tones(n, self.rng.choice([50.0, 60.0]), 8)  # mains hum
+        else:
+            x = self._music(n)
+        return x / (np.sqrt(np.mean(x * x)) + 1e-9)
+
+
+def active_power(x):
+    p = audio_io.frame_power(x)
+    return p[p > p.max() * 1e-3].mean() if p.max() > 0 else 0.0
+
+
+def read_rirs(data):
+    """The rir/ impulse responses, each scaled to unit energy."""
+    rirs = []
+    for path in list_audio(data, "rir"):
+        h = audio_io.read_audio(path).astype(np.float64)
+        rirs.append(h / np.sqrt(np.sum(h * h)))
+    return rirs
+
+
+def reverberate(x, h):
+    """x convolved with the impulse response h (FFT), keeping a quarter of the tail."""
+    n_fft = 1 << int(np.ceil(np.log2(len(x) + len(h))))
+    return np.fft.irfft(np.fft.rfft(x, n_fft) * np.fft.rfft(h, n_fft), n_fft)[:len(x) + len(h) // 4]

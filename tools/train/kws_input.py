@@ -1,0 +1,35 @@
+"""The keyword spotter's input transform, in integer arithmetic, exactly as models/kws/kws.cc
+computes it (tests/kws_test.cc checks the C++ side against vectors this file produced).
+
+Per frame, from the front end's log-mel x[b] (int16, dB Q8, 40 bands):
+  pooled[p] = (x[2p] + x[2p+1]) >> 1                       (20 bands)
+  mean[p]  (Q8) tracks pooled slowly: mean += (pooled - mean) >> 8, started at the first frame
+  input[p] = clamp((pooled - mean) >> 7, -64, 63)          (0.5 dB steps, +-32 dB)
+The model reads the 20 inputs of the frames at CONTEXT offsets (about one second, every 4th frame).
+"""
+import numpy as np
+
+POOLED = 20
+CONTEXT = tuple(range(-96, 1, 4))  # 25 frames: the second that ends at the scored frame
+MEAN_SHIFT = 8
+STEP_SHIFT = 7
+TRANSFORM = [MEAN_SHIFT, STEP_SHIFT, -64, 63]
+
+
+def frame_inputs(logmel):
+    x = logmel.astype(np.int64)
+    pooled = (x[:, 0::2] + x[:, 1::2]) >> 1
+    out = np.zeros((len(x), POOLED), dtype=np.int8)
+    mean = pooled[0].copy() if len(x) else None
+    for t in range(len(x)):
+        mean = mean + ((pooled[t] - mean) >> MEAN_SHIFT)
+        out[t] = np.clip((pooled[t] - mean) >> STEP_SHIFT, -64, 63)
+    return out
+
+
+def stack_context(inputs, context=CONTEXT):
+    n = len(inputs)
+    pad = 128
+    padded = np.zeros((n + 2 * pad, POOLED), dtype=np.int8)
+    padded[pad:pad + n] = inputs
+    return np.concatenate([padded[pad + off:pad + off + n] for off in context], axis=1)
