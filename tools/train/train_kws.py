@@ -25,7 +25,7 @@ import audio_io  # noqa: E402
 import kws_input  # noqa: E402
 import vad_export  # noqa: E402
 from augment import NoiseBank, active_power, is_dev, list_audio, read_rirs, reverberate  # noqa: E402
-from train_vad import auc  # noqa: E402
+from mlp_train import auc, float_weights, train_mlp  # noqa: E402
 
 SEED = 20261123
 INPUT_SCALE = 1.0 / 32
@@ -88,44 +88,6 @@ def make_set(args, rng, positives, negatives, rirs, noise, n_streams, log):
     return x, y
 
 
-def train(x, y, xd, yd, hidden, epochs, log):
-    torch.manual_seed(SEED)
-    dims = (x.shape[1], *hidden, 1)
-    layers = []
-    for i in range(len(dims) - 1):
-        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
-        if i < len(dims) - 2:
-            layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers)
-    keep = y >= 0
-    xt = torch.from_numpy(x[keep].astype(np.float32) * INPUT_SCALE)
-    yt = torch.from_numpy(y[keep])
-    weight = torch.where(yt > 0.5, 20.0, 1.0)  # about 1 hop in 100 is positive
-    opt = torch.optim.Adam(model.parameters(), lr=1e-3, weight_decay=1e-5)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
-    gen = torch.Generator().manual_seed(SEED)
-    dkeep = yd >= 0
-    xdt = torch.from_numpy(xd[dkeep].astype(np.float32) * INPUT_SCALE)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(xt), generator=gen)
-        total = 0.0
-        for i in range(0, len(perm), 512):
-            idx = perm[i:i + 512]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                model(xt[idx]).squeeze(1), yt[idx], weight=weight[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        sched.step()
-        model.eval()
-        with torch.no_grad():
-            scores = model(xdt).squeeze(1).numpy()
-        log(f"  epoch {epoch + 1}: train loss {total / len(xt):.4f}, dev hop AUC {auc(scores, yd[dkeep]):.4f}")
-    return model
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.normpath(os.path.join(here, "..", ".."))
@@ -161,9 +123,10 @@ def main():
     xd, yd = make_set(args, rng, split(positives, True), split(negatives, True), rirs, noise,
                       max(2, args.streams // 10), log)
     log(f"model: {len(kws_input.CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
-    model = train(x, y, xd, yd, hidden, args.epochs, log)
-    weights = [(m.weight.detach().numpy().astype(np.float64), m.bias.detach().numpy().astype(np.float64))
-               for m in model if isinstance(m, torch.nn.Linear)]
+    # About 1 hop in 100 is a keyword end: weigh those 20 to 1.
+    model = train_mlp(x, y, xd, yd, hidden, args.epochs, seed=SEED, lr=1e-3, input_scale=INPUT_SCALE,
+                      log=log, pos_weight=20.0, metric="dev hop AUC")
+    weights = float_weights(model)
     q = vad_export.quantize(weights, INPUT_SCALE, x[y >= 0][::11], kws_input.CONTEXT)
     dkeep = yd >= 0
     log(f"int8 model: dev hop AUC {auc(vad_export.run_int(q, xd[dkeep]).astype(np.float64), yd[dkeep]):.4f}, "

@@ -28,6 +28,7 @@ import audio_io  # noqa: E402
 from augment import NoiseBank, active_power, is_dev, list_audio, read_rirs, reverberate  # noqa: E402
 import vad_input  # noqa: E402
 import vad_export  # noqa: E402
+from mlp_train import auc, float_weights, train_mlp  # noqa: E402
 
 SEED = 20261122
 INPUT_SCALE = 1.0 / 64  # the float model reads int8 inputs times this
@@ -84,59 +85,6 @@ def make_set(args, rng, speech, rirs, noise, n_streams, n_noise, log):
     return np.concatenate(xs), np.concatenate(ys).astype(np.float32)
 
 
-def auc(scores, labels):
-    order = np.argsort(scores, kind="mergesort")
-    ranks = np.empty(len(scores))
-    ranks[order] = np.arange(1, len(scores) + 1)
-    # average ranks of ties
-    s_sorted = scores[order]
-    i = 0
-    while i < len(s_sorted):
-        j = i
-        while j + 1 < len(s_sorted) and s_sorted[j + 1] == s_sorted[i]:
-            j += 1
-        if j > i:
-            ranks[order[i:j + 1]] = (i + j + 2) / 2
-        i = j + 1
-    pos = labels > 0.5
-    n_pos, n_neg = pos.sum(), (~pos).sum()
-    return (ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
-
-
-def train(x, y, xd, yd, hidden, epochs, log):
-    torch.manual_seed(SEED)
-    dims = (x.shape[1], *hidden, 1)
-    layers = []
-    for i in range(len(dims) - 1):
-        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
-        if i < len(dims) - 2:
-            layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers)
-    opt = torch.optim.Adam(model.parameters(), lr=2e-3, weight_decay=1e-5)
-    xt = torch.from_numpy(x.astype(np.float32) * INPUT_SCALE)
-    yt = torch.from_numpy(y)
-    xdt = torch.from_numpy(xd.astype(np.float32) * INPUT_SCALE)
-    gen = torch.Generator().manual_seed(SEED)
-    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
-    for epoch in range(epochs):
-        model.train()
-        perm = torch.randperm(len(xt), generator=gen)
-        total = 0.0
-        for i in range(0, len(perm), 512):
-            idx = perm[i:i + 512]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(model(xt[idx]).squeeze(1), yt[idx])
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            total += loss.item() * len(idx)
-        sched.step()
-        model.eval()
-        with torch.no_grad():
-            dev_scores = model(xdt).squeeze(1).numpy()
-        log(f"  epoch {epoch + 1}: train loss {total / len(xt):.4f}, dev AUC {auc(dev_scores, yd):.4f}")
-    return model
-
-
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.normpath(os.path.join(here, "..", ".."))
@@ -174,10 +122,9 @@ def main():
     x, y = make_set(args, rng, train_speech, rirs, noise, args.streams, args.streams // 8, log)
     xd, yd = make_set(args, rng, dev_speech, rirs, noise, args.streams // 8, args.streams // 64, log)
     log(f"model: context {args.context}, hidden {hidden}, {args.epochs} epochs")
-    model = train(x, y, xd, yd, hidden, args.epochs, log)
-    layers = [m for m in model if isinstance(m, torch.nn.Linear)]
-    weights = [(m.weight.detach().numpy().astype(np.float64), m.bias.detach().numpy().astype(np.float64))
-               for m in layers]
+    model = train_mlp(x, y, xd, yd, hidden, args.epochs, seed=SEED, lr=2e-3, input_scale=INPUT_SCALE,
+                      log=log)
+    weights = float_weights(model)
     qmodel = vad_export.quantize(weights, INPUT_SCALE, x[::7], args.context)
     dev_int = vad_export.run_int(qmodel, xd)
     log(f"int8 model: dev AUC {auc(dev_int.astype(np.float64), yd):.4f} (float above), "
