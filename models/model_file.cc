@@ -87,7 +87,8 @@ Status FeatureSpec::Check(const features::FrontEndConfig& fe) const {
   return OkStatus();
 }
 
-Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind) {
+Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind,
+                                  FeatureKind feature_kind, const features::FrontEndConfig& front_end) {
   ModelFile m;
   m.path_ = path;
   std::ifstream in(path, std::ios::binary);
@@ -112,6 +113,12 @@ Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind
   std::memcpy(spec, &b[24], sizeof spec);  // little-endian host (x86-64, arm64)
   m.features_ = {spec[0], spec[1], spec[2], spec[3], spec[4], spec[5],
                  spec[6], spec[7], spec[8], spec[9], spec[10]};
+  if (Status s = m.features_.Check(front_end); !s.ok()) return m.Fail(s.error().message);
+  if (m.features_.kind != static_cast<int32_t>(feature_kind)) {
+    return m.Fail(std::string("the model reads ") + (m.features_.kind == 0 ? "log-mel" : "MFCC") +
+                  " features, this stage reads " +
+                  (feature_kind == FeatureKind::kLogMel ? "log-mel" : "MFCCs"));
+  }
   const uint32_t count = U32(&b[kHeaderSize - 4]);
   if (count > kMaxTensors || kHeaderSize + size_t{count} * kEntrySize > b.size() - 4) {
     return m.Fail("tensor table of " + std::to_string(count) + " entries does not fit the file");

@@ -42,8 +42,10 @@ class ModelFile {
  public:
   static constexpr uint32_t kVersion = 1;
 
-  // Reads and validates `path`; `kind` is the model kind the caller can run.
-  static Result<ModelFile> Load(const std::string& path, std::string_view kind);
+  // Reads and validates `path`: `kind` is the model kind the caller can run, `feature_kind` the
+  // features it reads, and `front_end` must compute the features the model was trained on.
+  static Result<ModelFile> Load(const std::string& path, std::string_view kind,
+                                FeatureKind feature_kind, const features::FrontEndConfig& front_end);
 
   const FeatureSpec& features() const { return features_; }
   const std::string& path() const { return path_; }

@@ -6,7 +6,7 @@
 #include "audio/frame_source.h"
 #include "features/front_end.h"
 #include "tools/commands.h"
-#include "tools/vad_stage.h"
+#include "tools/stages.h"
 
 namespace earshot::cli {
 namespace {
@@ -45,12 +45,7 @@ int Features(const Args& args) {
     PrintError("features: expected one FILE (see earshot features --help)");
     return kExitUsage;
   }
-  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(*cfg);
-  if (!fe_config.ok()) {
-    PrintError(fe_config.error().message);
-    return kExitRuntime;
-  }
-  auto front_end = features::FrontEnd::Create(*fe_config);
+  auto front_end = MakeFrontEnd(*cfg);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return kExitRuntime;
@@ -60,21 +55,17 @@ int Features(const Args& args) {
     PrintError(source.error().message);
     return kExitRuntime;
   }
-  audio::Frame frame;
   std::string line;
-  for (;;) {
-    Result<bool> more = (*source)->Next(frame);
-    if (!more.ok()) {  // frames already printed stay valid lines; the error says where it stopped
-      PrintError(more.error().message);
-      return kExitRuntime;
-    }
-    if (!*more) break;
-    (*front_end)->Process(frame);
+  Status s = ForEachFrame(**source, **front_end, [&](const features::FrontEnd& fe) {
     if (kind == "logmel") {
-      PrintFrame((*front_end)->logmel_db_q8(), line);
+      PrintFrame(fe.logmel_db_q8(), line);
     } else {
-      PrintFrame((*front_end)->mfcc_q8(), line);
+      PrintFrame(fe.mfcc_q8(), line);
     }
+  });
+  if (!s.ok()) {  // frames already printed stay valid lines; the error says where it stopped
+    PrintError(s.error().message);
+    return kExitRuntime;
   }
   return kExitOk;
 }

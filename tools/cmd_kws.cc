@@ -5,7 +5,7 @@
 #include "features/front_end.h"
 #include "models/kws/kws.h"
 #include "tools/commands.h"
-#include "tools/vad_stage.h"
+#include "tools/stages.h"
 
 namespace earshot::cli {
 namespace {
@@ -29,39 +29,35 @@ int Kws(const Args& command_args) {
     PrintError("kws: expected one FILE (see earshot kws --help)");
     return kExitUsage;
   }
-  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(*cfg);
-  if (!fe_config.ok()) {
-    PrintError(fe_config.error().message);
+  auto front_end = MakeFrontEnd(*cfg);
+  if (!front_end.ok()) {
+    PrintError(front_end.error().message);
     return kExitRuntime;
   }
-  std::string path = cfg->String("kws.model");
-  if (path.empty()) path = BundledModelPath("kws/computer.eshm");
-  auto model = kws::KwsModel::Load(path, *fe_config);
+  auto model = kws::KwsModel::Load(ModelPath(*cfg, "kws.model", "kws/computer.eshm"),
+                                   (*front_end)->config());
+  if (!model.ok()) {
+    PrintError(model.error().message);
+    return kExitRuntime;
+  }
   Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(*cfg);
-  auto front_end = features::FrontEnd::Create(*fe_config);
-  if (!model.ok() || !front_end.ok()) {
-    PrintError(!model.ok() ? model.error().message : front_end.error().message);
-    return kExitRuntime;
-  }
   kws::KwsSession session(*model, *kws_config);
   auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
     return kExitRuntime;
   }
-  audio::Frame frame;
-  for (int64_t hop = 0;; ++hop) {
-    Result<bool> more = (*source)->Next(frame);
-    if (!more.ok()) {
-      PrintError(more.error().message);
-      return kExitRuntime;
-    }
-    if (!*more) return kExitOk;
-    (*front_end)->Process(frame);
-    const uint16_t score = session.Process((*front_end)->logmel_db_q8());
-    std::printf("%.2f\t%s\t%.5f\n", static_cast<double>(hop + 1) / 100.0, kws_config->keyword.c_str(),
-                score / 32767.0);
+  int64_t hop = 0;
+  Status s = ForEachFrame(**source, **front_end, [&](const features::FrontEnd& fe) {
+    const uint16_t score = session.Process(fe.logmel_db_q8());
+    std::printf("%.2f\t%s\t%.5f\n", static_cast<double>(++hop) / 100.0,
+                kws_config->keyword.c_str(), score / 32767.0);
+  });
+  if (!s.ok()) {
+    PrintError(s.error().message);
+    return kExitRuntime;
   }
+  return kExitOk;
 }
 
 }  // namespace

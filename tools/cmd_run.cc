@@ -6,7 +6,7 @@
 #include "audio/frame_source.h"
 #include "statemachine/json_sink.h"
 #include "tools/commands.h"
-#include "tools/vad_stage.h"
+#include "tools/stages.h"
 
 namespace earshot::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include "audio/frame_source.h"
 #include "models/stt/stt.h"
 #include "tools/commands.h"
-#include "tools/vad_stage.h"
+#include "tools/stages.h"
 
 namespace earshot::cli {
 namespace {

@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "tools/commands.h"
-#include "tools/vad_stage.h"
+#include "tools/stages.h"
 
 namespace earshot::cli {
 namespace {

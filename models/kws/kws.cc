@@ -8,12 +8,11 @@ namespace earshot::kws {
 
 Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
                                                        const features::FrontEndConfig& front_end) {
-  Result<models::ModelFile> file = models::ModelFile::Load(path, "kws-mlp");
+  Result<models::ModelFile> file =
+      models::ModelFile::Load(path, "kws-mlp", models::FeatureKind::kLogMel, front_end);
   if (!file.ok()) return file.error();
-  if (Status s = file->features().Check(front_end); !s.ok()) return file->Fail(s.error().message);
-  if (file->features().kind != static_cast<int32_t>(models::FeatureKind::kLogMel) ||
-      file->features().mel_bands % 2 != 0) {
-    return file->Fail("the keyword spotter reads log-mel features, an even number of bands");
+  if (file->features().mel_bands % 2 != 0) {
+    return file->Fail("the keyword spotter pools bands in pairs: it needs an even number");
   }
   Result<std::vector<uint32_t>> dims = file->Dims("context");
   if (!dims.ok()) return dims.error();

@@ -8,12 +8,9 @@ namespace earshot::vad {
 
 Result<std::shared_ptr<const VadModel>> VadModel::Load(const std::string& path,
                                                        const features::FrontEndConfig& front_end) {
-  Result<models::ModelFile> file = models::ModelFile::Load(path, "vad-mlp");
+  Result<models::ModelFile> file =
+      models::ModelFile::Load(path, "vad-mlp", models::FeatureKind::kLogMel, front_end);
   if (!file.ok()) return file.error();
-  if (Status s = file->features().Check(front_end); !s.ok()) return file->Fail(s.error().message);
-  if (file->features().kind != static_cast<int32_t>(models::FeatureKind::kLogMel)) {
-    return file->Fail("the VAD reads log-mel features");
-  }
   const int bands = file->features().mel_bands;
   Result<std::vector<uint32_t>> context_dims = file->Dims("context");
   if (!context_dims.ok()) return context_dims.error();

@@ -44,7 +44,6 @@ class VadModel {
   int width() const { return bands_ + 1; }  // inputs per frame
   std::span<const int32_t> context() const { return context_; }
   int lookahead() const { return context_.back(); }
-  int history() const { return -context_.front(); }
   const InputTransform& transform() const { return transform_; }
   const models::Int8Mlp& mlp() const { return mlp_; }
 

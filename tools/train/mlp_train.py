@@ -23,6 +23,17 @@ def auc(scores, labels):
     return (ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
+def open_log(path):
+    """A log function writing each line to stdout and to `path` (the committed training log)."""
+    log_file = open(path, "w")
+
+    def log(msg):
+        print(msg, flush=True)
+        log_file.write(msg + "\n")
+        log_file.flush()
+    return log
+
+
 def train_mlp(x, y, xd, yd, hidden, epochs, *, seed, lr, input_scale, log, pos_weight=None,
               metric="dev AUC"):
     """An MLP (ReLU between layers, one logit out) on int8 rows x times input_scale, targets y in

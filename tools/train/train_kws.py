@@ -25,7 +25,7 @@ import audio_io  # noqa: E402
 import kws_input  # noqa: E402
 import vad_export  # noqa: E402
 from augment import NoiseBank, active_power, is_dev, list_audio, read_rirs, reverberate  # noqa: E402
-from mlp_train import auc, float_weights, train_mlp  # noqa: E402
+from mlp_train import auc, float_weights, open_log, train_mlp  # noqa: E402
 
 SEED = 20261123
 INPUT_SCALE = 1.0 / 32
@@ -102,11 +102,7 @@ def main():
     args = p.parse_args()
     hidden = tuple(int(v) for v in args.hidden.split(","))
     torch.set_num_threads(1)
-    log_file = open(args.log, "w")
-
-    def log(msg):
-        print(msg, flush=True)
-        log_file.write(msg + "\n")
+    log = open_log(args.log)
 
     rng = np.random.default_rng(SEED)
     positives = list_audio(args.data, "wakeword/computer/train")

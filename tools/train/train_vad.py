@@ -28,7 +28,7 @@ import audio_io  # noqa: E402
 from augment import NoiseBank, active_power, is_dev, list_audio, read_rirs, reverberate  # noqa: E402
 import vad_input  # noqa: E402
 import vad_export  # noqa: E402
-from mlp_train import auc, float_weights, train_mlp  # noqa: E402
+from mlp_train import auc, float_weights, open_log, train_mlp  # noqa: E402
 
 SEED = 20261122
 INPUT_SCALE = 1.0 / 64  # the float model reads int8 inputs times this
@@ -103,11 +103,7 @@ def main():
     args.context = tuple(int(v) for v in args.context.split(","))
     hidden = tuple(int(v) for v in args.hidden.split(","))
     torch.set_num_threads(1)
-    log_file = open(args.log, "w")
-
-    def log(msg):
-        print(msg, flush=True)
-        log_file.write(msg + "\n")
+    log = open_log(args.log)
 
     rng = np.random.default_rng(SEED)
     speech = []

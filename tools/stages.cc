@@ -1,0 +1,76 @@
+#include "tools/stages.h"
+
+#include <vector>
+
+#include "tools/cli.h"
+
+namespace earshot::cli {
+
+audio::FileSourceOptions SourceOptions(const config::Config& config) {
+  audio::FileSourceOptions options;
+  options.read_chunk_ms = static_cast<int>(config.Int("audio.read_chunk_ms"));
+  options.resampler_quality = config.String("audio.resampler_quality");
+  return options;
+}
+
+Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config) {
+  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
+  if (!fe_config.ok()) return fe_config.error();
+  return features::FrontEnd::Create(*fe_config);
+}
+
+std::string ModelPath(const config::Config& config, std::string_view option, std::string_view bundled) {
+  const std::string& path = config.String(option);
+  return path.empty() ? BundledModelPath(bundled) : path;
+}
+
+Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
+                    const std::function<void(const features::FrontEnd&)>& on_frame,
+                    const std::function<void()>& on_end) {
+  audio::Frame frame;
+  for (;;) {
+    Result<bool> more = source.Next(frame);
+    if (!more.ok()) return more.error();
+    if (!*more) break;
+    front_end.Process(frame);
+    on_frame(front_end);
+  }
+  on_end();
+  return OkStatus();
+}
+
+Result<VadStage> VadStage::Create(const config::Config& config) {
+  auto front_end = MakeFrontEnd(config);
+  if (!front_end.ok()) return front_end.error();
+  auto model = vad::VadModel::Load(ModelPath(config, "vad.model", "vad/vad.eshm"),
+                                   (*front_end)->config());
+  if (!model.ok()) return model.error();
+  Result<vad::VadConfig> vad_config = vad::VadConfig::FromConfig(config);
+  if (!vad_config.ok()) return vad_config.error();
+  VadStage stage;
+  stage.front_end = std::move(front_end).value();
+  stage.session = std::make_unique<vad::VadSession>(std::move(model).value(), *vad_config);
+  return stage;
+}
+
+Status VadStage::Run(audio::FrameSource& source,
+                     const std::function<void(const vad::VadFrame&)>& on_frame) {
+  std::vector<vad::VadFrame> decided;
+  decided.reserve(64);
+  auto emit = [&] {
+    for (const vad::VadFrame& f : decided) on_frame(f);
+    decided.clear();
+  };
+  return ForEachFrame(
+      source, *front_end,
+      [&](const features::FrontEnd& fe) {
+        session->Process(fe.logmel_db_q8(), decided);
+        emit();
+      },
+      [&] {
+        session->Flush(decided);
+        emit();
+      });
+}
+
+}  // namespace earshot::cli

@@ -1,0 +1,42 @@
+// The stages as the offline commands build and run them from the config: the source, the front
+// end, the VAD. (The cascade of statemachine/ will own the pipeline once it lands; the commands
+// share these meanwhile.)
+#pragma once
+
+#include <functional>
+#include <memory>
+
+#include "audio/frame_source.h"
+#include "config/config.h"
+#include "features/front_end.h"
+#include "models/vad/vad.h"
+
+namespace earshot::cli {
+
+// The source options of the [audio] section.
+audio::FileSourceOptions SourceOptions(const config::Config& config);
+
+// The front end of the [features] section.
+Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config);
+
+// A model file: the option's value, or the bundled model `bundled` (e.g. "vad/vad.eshm").
+std::string ModelPath(const config::Config& config, std::string_view option, std::string_view bundled);
+
+// Streams `source` through `front_end`; `on_frame` sees each frame's front end, in order, and
+// `on_end` runs after the last one.
+Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
+                    const std::function<void(const features::FrontEnd&)>& on_frame,
+                    const std::function<void()>& on_end = [] {});
+
+struct VadStage {
+  std::unique_ptr<features::FrontEnd> front_end;
+  std::unique_ptr<vad::VadSession> session;
+
+  // Builds the stage from the config; errors name the model file or the option.
+  static Result<VadStage> Create(const config::Config& config);
+
+  // Streams `source` through the stage; `on_frame` sees every decided frame, in order.
+  Status Run(audio::FrameSource& source, const std::function<void(const vad::VadFrame&)>& on_frame);
+};
+
+}  // namespace earshot::cli
