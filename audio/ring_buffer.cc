@@ -1,37 +1,39 @@
 #include "audio/ring_buffer.h"
 
 #include <algorithm>
+#include <cassert>
 
 namespace earshot::audio {
 
-PreRollBuffer::PreRollBuffer(size_t capacity_samples) : data_(capacity_samples) {}
+FrameRing::FrameRing(int capacity_frames, int row_width)
+    : capacity_(std::max(1, capacity_frames)),
+      row_width_(row_width),
+      samples_(static_cast<size_t>(capacity_) * kFrameSamples),
+      rows_(static_cast<size_t>(capacity_) * static_cast<size_t>(row_width)) {}
 
-void PreRollBuffer::Push(std::span<const int16_t> samples) {
-  total_ += static_cast<int64_t>(samples.size());
-  if (data_.empty()) return;
-  if (samples.size() >= data_.size()) {  // only the newest `capacity` samples survive
-    samples = samples.last(data_.size());
-  }
-  const size_t first = std::min(samples.size(), data_.size() - head_);
-  std::copy_n(samples.begin(), first, data_.begin() + static_cast<ptrdiff_t>(head_));
-  std::copy(samples.begin() + static_cast<ptrdiff_t>(first), samples.end(), data_.begin());
-  head_ = (head_ + samples.size()) % data_.size();
-  size_ = std::min(data_.size(), size_ + samples.size());
+void FrameRing::Push(const Frame& samples, std::span<const int16_t> row) {
+  assert(static_cast<int>(row.size()) == row_width_);
+  const size_t slot = Slot(end_);
+  std::copy(samples.begin(), samples.end(), samples_.begin() + static_cast<ptrdiff_t>(slot * kFrameSamples));
+  std::copy(row.begin(), row.end(), rows_.begin() + static_cast<ptrdiff_t>(slot * row_width_));
+  ++end_;
+  size_ = std::min<int64_t>(size_ + 1, capacity_);
 }
 
-size_t PreRollBuffer::Latest(std::span<int16_t> out) const {
-  const size_t n = std::min(out.size(), size_);
-  const size_t start = (head_ + data_.size() - n) % std::max<size_t>(1, data_.size());
-  const size_t first = std::min(n, data_.size() - start);
-  std::copy_n(data_.begin() + static_cast<ptrdiff_t>(start), first, out.begin());
-  std::copy_n(data_.begin(), n - first, out.begin() + static_cast<ptrdiff_t>(first));
-  return n;
+std::span<const int16_t> FrameRing::Samples(int64_t index) const {
+  assert(Holds(index));
+  return std::span<const int16_t>(samples_).subspan(Slot(index) * kFrameSamples, kFrameSamples);
 }
 
-void PreRollBuffer::Reset() {
-  head_ = 0;
+std::span<const int16_t> FrameRing::Row(int64_t index) const {
+  assert(Holds(index));
+  return std::span<const int16_t>(rows_).subspan(Slot(index) * static_cast<size_t>(row_width_),
+                                                 static_cast<size_t>(row_width_));
+}
+
+void FrameRing::Reset(int64_t next_index) {
+  end_ = next_index;
   size_ = 0;
-  total_ = 0;
 }
 
 }  // namespace earshot::audio

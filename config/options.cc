@@ -59,6 +59,9 @@ constexpr std::array kOptions = {
                "JSGF grammar file decoded instead of the language model (fixed-vocabulary devices)"},
     OptionSpec{"stt.words", T::kString, "", 0, 0, "", "",
                "Command words separated by '|' (e.g. yes|no|stop), decoded as a one-word grammar"},
+    OptionSpec{"stt.partial_interval_ms", T::kInt, "500", 0, 10000, "", "ms",
+               "A partial transcript (final: false) at most this often during a request when it "
+               "changed (0: final transcripts only)"},
     OptionSpec{"stt.endpoint_silence_ms", T::kInt, "700", 100, 5000, "", "ms",
                "A request ends after this much silence once speech was heard"},
     OptionSpec{"stt.max_utterance_ms", T::kInt, "10000", 1000, 60000, "", "ms",

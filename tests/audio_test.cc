@@ -224,45 +224,50 @@ TEST(FloatToInt16, RoundsAndSaturates) {
   EXPECT_EQ(out, (std::vector<int16_t>{0, 16384, -32768, 32767, 32767, -32768, 1, 2}));
 }
 
-TEST(PreRollBuffer, KeepsTheNewestSamplesInOrder) {
-  PreRollBuffer ring(5);
-  std::vector<int16_t> out(5, -1);
-  EXPECT_EQ(ring.Latest(out), 0u);
-  ring.Push(std::vector<int16_t>{1, 2, 3});
-  EXPECT_EQ(ring.Latest(out), 3u);
-  EXPECT_EQ(std::vector<int16_t>(out.begin(), out.begin() + 3), (std::vector<int16_t>{1, 2, 3}));
-  ring.Push(std::vector<int16_t>{4, 5, 6, 7});
-  EXPECT_EQ(ring.Latest(out), 5u);
-  EXPECT_EQ(out, (std::vector<int16_t>{3, 4, 5, 6, 7}));
-  std::vector<int16_t> two(2);
-  ring.Latest(two);
-  EXPECT_EQ(two, (std::vector<int16_t>{6, 7}));
-  ring.Push(std::vector<int16_t>{10, 11, 12, 13, 14, 15, 16});  // longer than the capacity
-  EXPECT_EQ(ring.Latest(out), 5u);
-  EXPECT_EQ(out, (std::vector<int16_t>{12, 13, 14, 15, 16}));
-  EXPECT_EQ(ring.total_pushed(), 14);
-  ring.Reset();
-  EXPECT_EQ(ring.size(), 0u);
+Frame FilledFrame(int16_t value) {
+  Frame frame;
+  frame.fill(value);
+  return frame;
 }
 
-TEST(PreRollBuffer, DefaultPreRollHoldsOneAndAHalfSeconds) {
-  PreRollBuffer ring(1500 * kSampleRate / 1000);
-  Frame frame{};
-  for (int i = 0; i < 500; ++i) {
-    frame.fill(static_cast<int16_t>(i));
-    ring.Push(frame);
+TEST(FrameRing, HoldsTheNewestFramesByStreamIndex) {
+  FrameRing ring(3, 2);
+  EXPECT_FALSE(ring.Holds(0));
+  for (int16_t i = 0; i < 5; ++i) {
+    const std::vector<int16_t> row = {i, static_cast<int16_t>(-i)};
+    ring.Push(FilledFrame(i), row);
   }
-  std::vector<int16_t> all(ring.capacity());
-  ASSERT_EQ(ring.Latest(all), 24000u);
-  EXPECT_EQ(all.front(), 350);  // 150 frames of 10 ms = 1.5 s back
-  EXPECT_EQ(all.back(), 499);
+  EXPECT_EQ(ring.begin(), 2);
+  EXPECT_EQ(ring.end(), 5);
+  EXPECT_FALSE(ring.Holds(1));
+  for (int64_t k = 2; k < 5; ++k) {
+    ASSERT_TRUE(ring.Holds(k));
+    EXPECT_EQ(ring.Samples(k).size(), static_cast<size_t>(kFrameSamples));
+    EXPECT_EQ(ring.Samples(k).front(), k);
+    EXPECT_EQ(ring.Samples(k).back(), k);
+    EXPECT_EQ(ring.Row(k)[0], k);
+    EXPECT_EQ(ring.Row(k)[1], -k);
+  }
 }
 
-TEST(PreRollBuffer, ZeroCapacityIsValid) {
-  PreRollBuffer ring(0);
-  ring.Push(std::vector<int16_t>{1, 2});
-  std::vector<int16_t> out(2);
-  EXPECT_EQ(ring.Latest(out), 0u);
+TEST(FrameRing, ResetStartsAtTheGivenIndex) {
+  FrameRing ring(4, 1);
+  const std::vector<int16_t> row = {7};
+  ring.Push(FilledFrame(1), row);
+  ring.Reset(100);
+  EXPECT_FALSE(ring.Holds(0));
+  EXPECT_EQ(ring.begin(), 100);
+  ring.Push(FilledFrame(2), row);
+  ASSERT_TRUE(ring.Holds(100));
+  EXPECT_EQ(ring.Samples(100)[0], 2);
+}
+
+TEST(FrameRing, DefaultPreRollHoldsOneAndAHalfSeconds) {
+  FrameRing ring(1500 / kFrameMs, 40);
+  const std::vector<int16_t> row(40, 0);
+  for (int i = 0; i < 500; ++i) ring.Push(FilledFrame(static_cast<int16_t>(i)), row);
+  EXPECT_EQ(ring.begin(), 350);  // 150 frames of 10 ms = 1.5 s back
+  EXPECT_EQ(ring.Samples(499)[0], 499);
 }
 
 }  // namespace

@@ -37,9 +37,20 @@ check "--config error names file and key" grep -q "bad.toml: unknown option audi
 
 # Golden output on the bundled sample.
 cp "$src/tools/samples/computer_request.flac" sample.flac
-check "run sample" status_is 0 "$earshot" run sample.flac
+check "run sample" status_is 0 "$earshot" run --stages vad,kws sample.flac
 check "run sample golden" diff -u "$src/tests/golden/run_sample.jsonl" out.txt
 check "run sample json" valid_json_lines out.txt
+# With the STT: the cascade's events in order, the request's final transcript among them.
+check "run sample all stages" status_is 0 "$earshot" run sample.flac
+check "run sample all json" valid_json_lines out.txt
+sed -e 's/.*"final": true.*/final/' -e 's/^{"event": "\([a-z_]*\)".*/\1/' out.txt |
+  grep -v '^transcript$' | tr '\n' ' ' >sequence.txt
+check "run sample sequence" test "$(cat sequence.txt)" = \
+  "state audio speech_start state wake state final speech_end state "
+check "--stages vad stops early" status_is 0 "$earshot" run --stages vad sample.flac
+check "--stages vad: no wake" test "$(grep -c '"wake"' out.txt)" -eq 0
+check "--stages bad" status_is 2 "$earshot" run --stages kws sample.flac
+check "--stages bad named" grep -q -- "--stages" err.txt
 check "run default sample" status_is 0 "$earshot" run
 check "default sample is the bundled one" grep -q '"duration": 3.857625' out.txt
 
@@ -124,7 +135,7 @@ check "two audio lines" test "$(grep -c '"audio"' out.txt)" -eq 2
 
 # A 2-hour file streams in flat memory (8 kHz 8-bit: 58 MB on disk, 230 MB once converted).
 sox -n -r 8000 -b 8 -e unsigned-integer long.wav synth 7200 sine 440 vol 0.5
-check "2-hour file" status_is 0 /usr/bin/time -f "%M" -o rss.txt "$earshot" run long.wav
+check "2-hour file" status_is 0 /usr/bin/time -f "%M" -o rss.txt "$earshot" run --stages vad,kws long.wav
 check "2-hour duration" grep -qF '"duration": 7200' out.txt
 rss_kib=$(tail -1 rss.txt)
 echo "2-hour file: peak RSS ${rss_kib} KiB"

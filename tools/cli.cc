@@ -100,10 +100,4 @@ std::string DefaultSamplePath() {
   return EARSHOT_INSTALLED_SAMPLE;
 }
 
-std::string BundledModelPath(std::string_view name) {
-  const std::string installed = std::string(EARSHOT_INSTALLED_MODELS) + "/" + std::string(name);
-  if (std::filesystem::exists(installed)) return installed;
-  return std::string(EARSHOT_SOURCE_MODELS) + "/" + std::string(name);
-}
-
 }  // namespace earshot::cli

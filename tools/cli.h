@@ -53,7 +53,4 @@ void PrintError(std::string_view message);
 // The bundled sample recording used when `earshot run` is given no file.
 std::string DefaultSamplePath();
 
-// A bundled model (e.g. "vad/vad.eshm"): the installed copy, else the source tree's.
-std::string BundledModelPath(std::string_view name);
-
 }  // namespace earshot::cli

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "audio/frame_source.h"
+#include "config/paths.h"
 #include "features/front_end.h"
 #include "models/kws/kws.h"
 #include "tools/commands.h"
@@ -34,7 +35,7 @@ int Kws(const Args& command_args) {
     PrintError(front_end.error().message);
     return kExitRuntime;
   }
-  auto model = kws::KwsModel::Load(ModelPath(*cfg, "kws.model", "kws/computer.eshm"),
+  auto model = kws::KwsModel::Load(config::ModelPath(*cfg, "kws.model", "kws/computer.eshm"),
                                    (*front_end)->config());
   if (!model.ok()) {
     PrintError(model.error().message);

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "config/paths.h"
 #include "tools/cli.h"
 
 namespace earshot::cli {
@@ -17,11 +18,6 @@ Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& c
   Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
   if (!fe_config.ok()) return fe_config.error();
   return features::FrontEnd::Create(*fe_config);
-}
-
-std::string ModelPath(const config::Config& config, std::string_view option, std::string_view bundled) {
-  const std::string& path = config.String(option);
-  return path.empty() ? BundledModelPath(bundled) : path;
 }
 
 Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
@@ -42,7 +38,7 @@ Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
 Result<VadStage> VadStage::Create(const config::Config& config) {
   auto front_end = MakeFrontEnd(config);
   if (!front_end.ok()) return front_end.error();
-  auto model = vad::VadModel::Load(ModelPath(config, "vad.model", "vad/vad.eshm"),
+  auto model = vad::VadModel::Load(config::ModelPath(config, "vad.model", "vad/vad.eshm"),
                                    (*front_end)->config());
   if (!model.ok()) return model.error();
   Result<vad::VadConfig> vad_config = vad::VadConfig::FromConfig(config);

@@ -19,9 +19,6 @@ audio::FileSourceOptions SourceOptions(const config::Config& config);
 // The front end of the [features] section.
 Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config);
 
-// A model file: the option's value, or the bundled model `bundled` (e.g. "vad/vad.eshm").
-std::string ModelPath(const config::Config& config, std::string_view option, std::string_view bundled);
-
 // Streams `source` through `front_end`; `on_frame` sees each frame's front end, in order, and
 // `on_end` runs after the last one.
 Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,

@@ -1,0 +1,306 @@
+#include "statemachine/pipeline.h"
+
+#include <chrono>
+
+#include "config/paths.h"
+
+namespace earshot::statemachine {
+namespace {
+
+double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }  // frame k's start
+double EndTime(int64_t k) { return static_cast<double>(k + 1) / 100.0; }  // frame k's end
+
+// Adds the time from construction to destruction, and one frame, to a stage's counter.
+class StageTimer {
+ public:
+  explicit StageTimer(StageCounter& counter)
+      : counter_(counter), start_(std::chrono::steady_clock::now()) {}
+  ~StageTimer() {
+    counter_.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                std::chrono::steady_clock::now() - start_).count();
+    ++counter_.frames;
+  }
+  StageTimer(const StageTimer&) = delete;
+  StageTimer& operator=(const StageTimer&) = delete;
+
+ private:
+  StageCounter& counter_;
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Frames the VAD holds back before deciding one: its lookahead, the smoother's half window and the
+// minimum speech run (vad.h), plus slack.
+int VadDelayFrames(const vad::VadModel& model, const vad::VadConfig& config) {
+  return model.lookahead() + config.smooth_half_frames + config.min_speech_frames + 4;
+}
+
+}  // namespace
+
+Result<StageSet> StageSet::Parse(std::string_view text) {
+  if (text == "vad") return StageSet{false, false};
+  if (text == "vad,kws") return StageSet{true, false};
+  if (text == "all" || text == "vad,kws,stt") return StageSet{true, true};
+  return Error{"--stages: expected vad, vad,kws or all, got '" + std::string(text) + "'"};
+}
+
+Result<PipelineModels> PipelineModels::Load(const config::Config& config,
+                                            const features::FrontEndConfig& front_end,
+                                            StageSet stages) {
+  PipelineModels models;
+  auto vad = vad::VadModel::Load(config::ModelPath(config, "vad.model", "vad/vad.eshm"), front_end);
+  if (!vad.ok()) return vad.error();
+  models.vad = std::move(vad).value();
+  if (stages.kws) {
+    auto kws = kws::KwsModel::Load(config::ModelPath(config, "kws.model", "kws/computer.eshm"),
+                                   front_end);
+    if (!kws.ok()) return kws.error();
+    models.kws = std::move(kws).value();
+  }
+  if (stages.kws && stages.stt) {
+    Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config);
+    if (!stt_config.ok()) return stt_config.error();
+    auto stt = stt::LoadModel(*stt_config);
+    if (!stt.ok()) return stt.error();
+    models.stt = std::move(stt).value();
+  }
+  return models;
+}
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config, StageSet stages,
+                                                   EventSink* sink) {
+  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
+  if (!fe_config.ok()) return fe_config.error();
+  Result<PipelineModels> models = PipelineModels::Load(config, *fe_config, stages);
+  if (!models.ok()) return models.error();
+  return Create(config, std::move(models).value(), sink);
+}
+
+Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
+                                                   PipelineModels models, EventSink* sink) {
+  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
+  if (!fe_config.ok()) return fe_config.error();
+  auto front_end = features::FrontEnd::Create(*fe_config);
+  if (!front_end.ok()) return front_end.error();
+  Settings settings;
+  Result<vad::VadConfig> vad_config = vad::VadConfig::FromConfig(config);
+  if (!vad_config.ok()) return vad_config.error();
+  settings.vad = *vad_config;
+  Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(config);
+  if (!kws_config.ok()) return kws_config.error();
+  settings.kws = *kws_config;
+  settings.endpoint = stt::EndpointConfig::FromConfig(config);
+  settings.preroll_frames = static_cast<int>(config.Int("audio.preroll_ms") / audio::kFrameMs);
+  settings.partial_interval_frames =
+      static_cast<int>(config.Int("stt.partial_interval_ms") / audio::kFrameMs);
+  return std::unique_ptr<Pipeline>(
+      new Pipeline(std::move(front_end).value(), std::move(models), settings, sink));
+}
+
+Pipeline::Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels models,
+                   const Settings& settings, EventSink* sink)
+    : front_end_(std::move(front_end)),
+      models_(std::move(models)),
+      settings_(settings),
+      sink_(sink),
+      ring_(settings.preroll_frames + VadDelayFrames(*models_.vad, settings.vad),
+            front_end_->config().mel_bands),
+      vad_(models_.vad, settings.vad),
+      endpointer_(settings.endpoint) {
+  decided_.reserve(64);
+  if (models_.kws) kws_ = std::make_unique<kws::KwsSession>(models_.kws, settings_.kws);
+  if (models_.stt) stt_ = models_.stt->NewSession();
+}
+
+void Pipeline::Push(const audio::Frame& frame) {
+  ++stats_.frames;
+  if (state_ == State::kMuted) return;
+  {
+    StageTimer timer(stats_.front_end);
+    front_end_->Process(frame);
+    ring_.Push(frame, front_end_->logmel_db_q8());
+  }
+  {
+    StageTimer timer(stats_.vad);
+    vad_.Process(front_end_->logmel_db_q8(), decided_);
+  }
+  for (const vad::VadFrame& f : decided_) OnDecided(frame_base_ + f.index, f.speech);
+  decided_.clear();
+}
+
+void Pipeline::Finish() {
+  if (state_ == State::kMuted) return;
+  vad_.Flush(decided_);
+  for (const vad::VadFrame& f : decided_) OnDecided(frame_base_ + f.index, f.speech);
+  decided_.clear();
+  const int64_t end = stats_.frames;
+  if (state_ == State::kCommand) EndRequest(end - 1);
+  if (speech_) {
+    sink_->Emit(SpeechEndEvent{StartTime(end)});
+    speech_ = false;
+  }
+  Enter(State::kIdle, end, StartTime(end));
+}
+
+void Pipeline::Mute() {
+  if (state_ == State::kMuted) return;
+  if (state_ == State::kCommand) AbandonRequest();
+  const double t = time();
+  if (speech_) sink_->Emit(SpeechEndEvent{t});
+  speech_ = false;
+  Enter(Next(state_, Input::kMute, false), stats_.frames, t);
+}
+
+void Pipeline::Unmute() {
+  if (state_ != State::kMuted) return;
+  ResetStreamState();  // the audio before the gap must not run into the audio after it
+  Enter(Next(state_, Input::kUnmute, false), stats_.frames, time());
+}
+
+void Pipeline::SwapModels(PipelineModels models) {
+  pending_models_ = std::move(models);
+  if (state_ == State::kIdle || state_ == State::kMuted) ApplyPendingModels();
+}
+
+void Pipeline::OnDecided(int64_t k, bool speech) {
+  if (speech != speech_) OnSpeechChange(k, speech);
+  if (state_ == State::kVoice) RunKeyword(k);
+  else if (state_ == State::kCommand) RunCommand(k);
+}
+
+// In `command` the request is one stretch of speech whatever pauses it has: its end is the
+// endpoint's (EndRequest), not the VAD's.
+void Pipeline::OnSpeechChange(int64_t k, bool speech) {
+  speech_ = speech;
+  if (state_ == State::kCommand) return;
+  if (speech) sink_->Emit(SpeechStartEvent{StartTime(k)});
+  else sink_->Emit(SpeechEndEvent{StartTime(k)});
+  Enter(Next(state_, speech ? Input::kSpeechStart : Input::kSpeechEnd, speech), k, StartTime(k));
+}
+
+void Pipeline::RunKeyword(int64_t k) {
+  if (!kws_) return;
+  std::optional<kws::Wake> wake;
+  {
+    StageTimer timer(stats_.kws);
+    wake = kws_->Detect(kws_->Process(ring_.Row(k)));
+  }
+  if (!wake) return;
+  ++stats_.wakes;
+  sink_->Emit(WakeEvent{EndTime(k), settings_.kws.keyword, wake->score_q15 / 32768.0});
+  Enter(Next(state_, Input::kWake, speech_), k, EndTime(k));
+}
+
+void Pipeline::RunCommand(int64_t k) {
+  if (k < request_start_) return;  // the keyword's own frames
+  if (stt_) {
+    StageTimer timer(stats_.stt);
+    Status fed = stt_->Feed(ring_.Samples(k));
+    if (!fed.ok()) {
+      sink_->Emit(ErrorEvent{EndTime(k), "stt", fed.error().message});
+      AbandonRequest();
+      Enter(Next(state_, Input::kEndpoint, speech_), k, EndTime(k));
+      return;
+    }
+  }
+  if (endpointer_.Push(speech_) == stt::EndReason::kNone) {
+    EmitPartial(k);
+    return;
+  }
+  EndRequest(k);
+}
+
+void Pipeline::EmitPartial(int64_t k) {
+  const int interval = settings_.partial_interval_frames;
+  if (!stt_ || interval <= 0 || endpointer_.frames() % interval != 0) return;
+  std::string partial;
+  {
+    StageTimer timer(stats_.stt);
+    partial = stt_->Partial();
+  }
+  --stats_.stt.frames;  // time of the frame's work, not another frame
+  if (partial.empty() || partial == last_partial_) return;
+  last_partial_ = partial;
+  sink_->Emit(TranscriptEvent{EndTime(k), partial, false, 0.0, StartTime(request_start_), EndTime(k)});
+}
+
+// The endpoint at frame k: the final transcript, then the end of the request's speech unless the
+// VAD still hears some, then the next state.
+void Pipeline::EndRequest(int64_t k) {
+  const double t = EndTime(k);
+  ++stats_.requests;
+  if (stt_) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<stt::SttResult> result = stt_->End();
+    const int64_t waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                               std::chrono::steady_clock::now() - start).count();
+    stats_.stt.nanoseconds += waited;
+    stats_.stt_end_nanoseconds_max = std::max(stats_.stt_end_nanoseconds_max, waited);
+    if (!result.ok()) {
+      sink_->Emit(ErrorEvent{t, "stt", result.error().message});
+    } else if (!result->text.empty()) {
+      const double offset = StartTime(request_start_);
+      const double first = result->words.empty() ? 0.0 : result->words.front().start;
+      const double last = result->words.empty() ? t - offset : result->words.back().end;
+      sink_->Emit(TranscriptEvent{t, result->text, true, result->confidence, offset + first,
+                                  offset + last});
+    }
+  }
+  if (!speech_) sink_->Emit(SpeechEndEvent{t});
+  Enter(Next(state_, Input::kEndpoint, speech_), k, t);
+}
+
+void Pipeline::AbandonRequest() {
+  if (stt_) (void)stt_->End();  // the words so far are dropped with the request
+}
+
+// Moves to `next` at frame k (event time t): starts and stops the stages and says so.
+void Pipeline::Enter(State next, int64_t k, double t) {
+  const State previous = state_;
+  if (next == previous) return;
+  state_ = next;
+  if (next == State::kVoice) StartKeyword(k, previous == State::kIdle);
+  if (next == State::kCommand) StartRequest(k);
+  sink_->Emit(StateEvent{t, std::string(StateName(next))});
+  if (next == State::kIdle && pending_models_) ApplyPendingModels();
+}
+
+// The keyword spotter starts fresh; coming from silence it first reads the pre-roll (without
+// detecting: a keyword there would end before the speech that the VAD just reported).
+void Pipeline::StartKeyword(int64_t k, bool with_preroll) {
+  if (!kws_) return;
+  kws_->Reset();
+  if (!with_preroll) return;
+  for (int64_t j = std::max(ring_.begin(), k - settings_.preroll_frames); j < k; ++j) {
+    StageTimer timer(stats_.kws);
+    kws_->Process(ring_.Row(j));
+  }
+}
+
+// The request starts with the frame after the keyword's end, so the keyword is not transcribed
+// and speech that follows it without a pause is.
+void Pipeline::StartRequest(int64_t k) {
+  request_start_ = k + 1;
+  endpointer_.Start();
+  last_partial_.clear();
+  if (!stt_) return;
+  Status begun = stt_->Begin();
+  if (!begun.ok()) sink_->Emit(ErrorEvent{EndTime(k), "stt", begun.error().message});
+}
+
+void Pipeline::ApplyPendingModels() {
+  models_.kws = pending_models_->kws;
+  models_.stt = pending_models_->stt;
+  pending_models_.reset();
+  kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws, settings_.kws) : nullptr;
+  stt_ = models_.stt ? models_.stt->NewSession() : nullptr;
+}
+
+void Pipeline::ResetStreamState() {
+  front_end_->Reset();
+  vad_.Reset();
+  frame_base_ = stats_.frames;
+  ring_.Reset(frame_base_);
+  speech_ = false;
+}
+
+}  // namespace earshot::statemachine

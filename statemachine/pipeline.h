@@ -1,0 +1,135 @@
+// Pipeline: the cascade over one stream of 10 ms frames, the same code offline (`earshot run`) and in
+// the daemon. The front end and the VAD see every frame; the keyword spotter runs only in `voice`
+// (starting on the pre-roll), the STT only in `command`; `muted` drops audio entirely. Events go to
+// an EventSink, in stream order, with stream times.
+//
+// Timing: the VAD decides frame k a fixed number of frames after k arrives (its lookahead, score
+// smoothing and minimum speech run). The cascade runs on that decided timeline: the keyword spotter
+// and the STT read frame k from a ring of recent frames when k is decided, so every event is in
+// order and the keyword spotter sees the speech's onset. The cost is the VAD's delay (about 0.2 s)
+// on every event.
+//
+// Models are immutable and shared (PipelineModels); swaps requested with SwapModels take effect the
+// next time the cascade is idle, so a request always finishes with the models it started with.
+// Not thread-safe: one thread pushes frames and calls the other methods.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "audio/format.h"
+#include "audio/ring_buffer.h"
+#include "config/config.h"
+#include "config/result.h"
+#include "features/front_end.h"
+#include "models/kws/kws.h"
+#include "models/stt/endpointer.h"
+#include "models/stt/stt.h"
+#include "models/vad/vad.h"
+#include "statemachine/cascade.h"
+#include "statemachine/event.h"
+
+namespace earshot::statemachine {
+
+// Which stages run (`earshot run --stages vad|vad,kws|all`).
+struct StageSet {
+  bool kws = true;
+  bool stt = true;
+  static Result<StageSet> Parse(std::string_view text);
+};
+
+struct PipelineModels {
+  std::shared_ptr<const vad::VadModel> vad;
+  std::shared_ptr<const kws::KwsModel> kws;  // null when the keyword stage is off
+  std::shared_ptr<const stt::SttModel> stt;  // null when the STT stage is off
+  // The models the config names (bundled ones where a path is empty), for the stages in `stages`.
+  static Result<PipelineModels> Load(const config::Config& config,
+                                     const features::FrontEndConfig& front_end, StageSet stages);
+};
+
+// Work done by one stage: frames it processed and the time it took.
+struct StageCounter {
+  int64_t frames = 0;
+  int64_t nanoseconds = 0;
+};
+
+struct PipelineStats {
+  int64_t frames = 0;  // 10 ms frames of the stream, muted ones included
+  StageCounter front_end, vad, kws, stt;
+  int64_t wakes = 0;
+  int64_t requests = 0;  // requests that reached their endpoint
+  int64_t stt_end_nanoseconds_max = 0;  // the longest wait for a final transcript after the endpoint
+};
+
+class Pipeline {
+ public:
+  // `sink` is not owned and must outlive the pipeline.
+  static Result<std::unique_ptr<Pipeline>> Create(const config::Config& config, StageSet stages,
+                                                  EventSink* sink);
+  static Result<std::unique_ptr<Pipeline>> Create(const config::Config& config,
+                                                  PipelineModels models, EventSink* sink);
+
+  // The stream's next 10 ms frame.
+  void Push(const audio::Frame& frame);
+  // The end of the stream: decides the pending frames, ends a request in progress, ends speech.
+  void Finish();
+  void Mute();
+  void Unmute();
+  // The keyword and STT models to use from the next idle moment on (at once if idle now).
+  void SwapModels(PipelineModels models);
+
+  State state() const { return state_; }
+  double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
+  const PipelineStats& stats() const { return stats_; }
+  const PipelineModels& models() const { return models_; }
+
+ private:
+  struct Settings {
+    vad::VadConfig vad;
+    kws::KwsConfig kws;
+    stt::EndpointConfig endpoint;
+    int preroll_frames = 150;
+    int partial_interval_frames = 50;  // 0: no partial transcripts
+  };
+  Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels models,
+           const Settings& settings, EventSink* sink);
+
+  void OnDecided(int64_t k, bool speech);
+  void OnSpeechChange(int64_t k, bool speech);
+  void RunKeyword(int64_t k);
+  void RunCommand(int64_t k);
+  void EmitPartial(int64_t k);
+  void EndRequest(int64_t k);
+  void AbandonRequest();
+  void Enter(State next, int64_t k, double t);
+  void StartKeyword(int64_t k, bool with_preroll);
+  void StartRequest(int64_t k);
+  void ApplyPendingModels();
+  void ResetStreamState();
+
+  std::unique_ptr<features::FrontEnd> front_end_;
+  PipelineModels models_;
+  std::optional<PipelineModels> pending_models_;
+  Settings settings_;
+  EventSink* sink_;
+
+  audio::FrameRing ring_;
+  vad::VadSession vad_;
+  std::vector<vad::VadFrame> decided_;
+  std::unique_ptr<kws::KwsSession> kws_;
+  std::unique_ptr<stt::SttSession> stt_;
+  stt::Endpointer endpointer_;
+
+  State state_ = State::kIdle;
+  bool speech_ = false;        // the VAD's decision for the last decided frame
+  int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
+  int64_t request_start_ = 0;  // first frame fed to the STT
+  std::string last_partial_;
+  PipelineStats stats_;
+};
+
+}  // namespace earshot::statemachine
