@@ -47,6 +47,9 @@ constexpr std::array kOptions = {
                "Score at or above which a hop is a detection (the keyword's sensitivity)"},
     OptionSpec{"kws.refractory_ms", T::kInt, "1000", 0, 10000, "", "ms",
                "No second detection within this time after one"},
+    OptionSpec{"kws.max_hold_ms", T::kInt, "500", 10, 2000, "", "ms",
+               "A wake word is reported when its score falls back under the threshold (the "
+               "keyword's end), or this long after it crossed it"},
     OptionSpec{"stt.profile", T::kString, "large", 0, 0, "large|small", "",
                "Speech-to-text search: large (full beams) or small (about 3x faster, less accurate)"},
     OptionSpec{"stt.acoustic_model", T::kString, "", 0, 0, "", "",

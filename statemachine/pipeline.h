@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "config/result.h"
 #include "features/front_end.h"
+#include "models/kws/detector.h"
 #include "models/kws/kws.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/stt.h"
@@ -101,13 +102,15 @@ class Pipeline {
   void OnDecided(int64_t k, bool speech);
   void OnSpeechChange(int64_t k, bool speech);
   void RunKeyword(int64_t k);
+  void OnWake(const kws::Wake& wake, int64_t k);
   void RunCommand(int64_t k);
   void EmitPartial(int64_t k);
   void EndRequest(int64_t k);
   void AbandonRequest();
   void Enter(State next, int64_t k, double t);
   void StartKeyword(int64_t k, bool with_preroll);
-  void StartRequest(int64_t k);
+  void StartRequest(int64_t first, int64_t k);
+  bool FeedStt(int64_t k);
   void ApplyPendingModels();
   void ResetStreamState();
 
@@ -121,6 +124,7 @@ class Pipeline {
   vad::VadSession vad_;
   std::vector<vad::VadFrame> decided_;
   std::unique_ptr<kws::KwsSession> kws_;
+  kws::WakeDetector detector_;
   std::unique_ptr<stt::SttSession> stt_;
   stt::Endpointer endpointer_;
 
