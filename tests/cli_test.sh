@@ -107,6 +107,15 @@ check "transcribe missing model named" one_error_line_naming nohmm
 check "transcribe missing file" status_is 1 "$earshot" transcribe missing.wav
 check "transcribe missing file named" one_error_line_naming missing.wav
 
+# Bench: per-stage counters; gated stages do no work on silence.
+check "bench" status_is 0 "$earshot" bench --stages vad,kws sample.flac
+check "bench lists the stages" test "$(cut -f1 out.txt | head -6 | tr '\n' ' ')" = "stage front_end vad kws stt total "
+check "bench: kws ran on the voice only" awk -F'\t' '$1=="kws" {k=$2} $1=="vad" {v=$2} END {exit !(k > 0 && k < v)}' out.txt
+sox -n -r 16000 -b 16 silence.wav trim 0 5
+check "bench silence" status_is 0 "$earshot" bench --repeat 2 silence.wav
+check "bench silence: kws and stt asleep" awk -F'\t' '$1=="kws" || $1=="stt" {s+=$2} $1=="vad" {v=$2} END {exit !(s == 0 && v == 1000)}' out.txt
+check "bench bad repeat" status_is 2 "$earshot" bench --repeat 0
+
 # Formats that work: each gives an audio line with what was read.
 sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5
 sox -n -r 16000 -b 32 -e floating-point f32.wav synth 1 sine 440 vol 0.5
