@@ -144,11 +144,11 @@ Result<GovernorConfig> GovernorConfig::FromConfig(const config::Config& config) 
   c.sysfs_root = config.String("governor.sysfs_root");
   for (int p = 0; p < kProfileCount; ++p) {
     const std::string prefix = "governor." + std::string(kProfileNames[p]);
-    Result<KwsSize> kws = ParseName<KwsSize>(prefix + "_kws", config.String(prefix + "_kws"),
-                                             kKwsSizeNames);
+    Result<KwsSize> kws =
+        ParseName<KwsSize>(prefix + "_kws", config.String(prefix + "_kws"), kKwsSizeNames);
     if (!kws.ok()) return kws.error();
-    Result<SttSize> stt = ParseName<SttSize>(prefix + "_stt", config.String(prefix + "_stt"),
-                                             kSttSizeNames);
+    Result<SttSize> stt =
+        ParseName<SttSize>(prefix + "_stt", config.String(prefix + "_stt"), kSttSizeNames);
     if (!stt.ok()) return stt.error();
     c.models[p] = ProfileModels{*kws, *stt};
   }
@@ -184,7 +184,9 @@ Decision Governor::Update(const SensorReadings& readings, int64_t now_ms) {
   } else if (known_.battery_percent) {
     battery_level_ = BatteryLevel(config_, battery_level_, *known_.battery_percent);
   }
-  if (known_.temp_milli_c) thermal_level_ = ThermalLevel(config_, thermal_level_, *known_.temp_milli_c);
+  if (known_.temp_milli_c) {
+    thermal_level_ = ThermalLevel(config_, thermal_level_, *known_.temp_milli_c);
+  }
 
   if (!changed_at_ms_) return Apply(manual_ ? ManualDecision(*manual_) : Automatic(), now_ms);
   decision_.changed = false;

@@ -1,17 +1,18 @@
 // The governor: a pure policy from sensor readings to the profiles of DESIGN.md (performance,
 // balanced, saver, critical) and from a profile to model sizes. It reads no clock and no file: the
-// caller polls a SensorReader (or replays a SensorTimeline) every `poll_ms`, passes the readings and
-// its own monotonic time to Update(), emits a ProfileEvent when the decision says `changed`, and
-// swaps models only while the cascade is idle.
+// caller polls a SensorReader (or replays a SensorTimeline) every `poll_ms`, passes the readings
+// and its own monotonic time to Update(), emits a ProfileEvent when the decision says `changed`,
+// and swaps models only while the cascade is idle.
 //
-// Policy, per input, each with its own level and hysteresis; the profile is the thriftier of the two:
+// Policy, per input, each with its own level and hysteresis; the profile is the thriftier of the
+// two:
 // - battery: charging (or mains power, no battery) is plenty of power: performance. Discharging,
 //   below balanced_below_percent -> balanced, below saver_below_percent -> saver, below
 //   critical_below_percent -> critical; a level is left only when the charge is back at its
 //   threshold + hysteresis_percent.
 // - temperature (the hottest zone): above balanced_above_milli_c -> balanced, above
-//   saver_above_milli_c -> saver, above critical_above_milli_c -> critical; a level is left only when
-//   the temperature is back at its threshold - hysteresis_milli_c. Hot beats charging.
+//   saver_above_milli_c -> saver, above critical_above_milli_c -> critical; a level is left only
+//   when the temperature is back at its threshold - hysteresis_milli_c. Hot beats charging.
 // - an unknown reading changes nothing: the last known value of that input stays in force (a
 //   battery that vanishes keeps its last level; a device that never had one is on mains power).
 // - min_dwell_ms: after a change the profile is kept at least this long (automatic changes only).
@@ -43,8 +44,9 @@ std::string_view ProfileName(Profile profile);  // "performance", "balanced", "s
 // a profile's name -> that profile; anything else is an error naming the text and the choices.
 Result<std::optional<Profile>> ParseProfileSetting(std::string_view text);
 
-// Keyword model: large = kws.model (bundled models/kws/computer.eshm), small = governor.small_kws_model
-// (bundled models/kws/computer_small.eshm). STT: stt.profile large|small, or off (no decoding).
+// Keyword model: large = kws.model (bundled models/kws/computer.eshm), small =
+// governor.small_kws_model (bundled models/kws/computer_small.eshm). STT: stt.profile large|small,
+// or off (no decoding).
 enum class KwsSize { kLarge, kSmall };
 enum class SttSize { kLarge, kSmall, kOff };
 std::string_view KwsSizeName(KwsSize size);  // "large", "small"
@@ -57,8 +59,8 @@ struct ProfileModels {
 };
 
 struct GovernorConfig {
-  std::optional<Profile> manual;     // governor.profile: nullopt = auto
-  int balanced_below_percent = 40;   // battery thresholds, discharging
+  std::optional<Profile> manual;    // governor.profile: nullopt = auto
+  int balanced_below_percent = 40;  // battery thresholds, discharging
   int saver_below_percent = 20;
   int critical_below_percent = 10;
   int hysteresis_percent = 3;
@@ -67,8 +69,8 @@ struct GovernorConfig {
   int critical_above_milli_c = 80000;
   int hysteresis_milli_c = 3000;
   int64_t min_dwell_ms = 30000;
-  int64_t poll_ms = 5000;            // for the caller: how often to read the sensors
-  std::string sysfs_root = "/sys";   // for the caller: SensorReader's root
+  int64_t poll_ms = 5000;           // for the caller: how often to read the sensors
+  std::string sysfs_root = "/sys";  // for the caller: SensorReader's root
   // Indexed by Profile: performance, balanced, saver, critical.
   std::array<ProfileModels, kProfileCount> models = {{{KwsSize::kLarge, SttSize::kLarge},
                                                       {KwsSize::kLarge, SttSize::kSmall},
@@ -76,7 +78,8 @@ struct GovernorConfig {
                                                       {KwsSize::kSmall, SttSize::kOff}}};
 
   const ProfileModels& Models(Profile profile) const { return models[static_cast<int>(profile)]; }
-  // Explains the first impossible setting (thresholds out of order), with the options' names and units.
+  // Explains the first impossible setting (thresholds out of order), with the options' names and
+  // units.
   Status Validate() const;
   // From the [governor] section of the options table.
   static Result<GovernorConfig> FromConfig(const config::Config& config);
@@ -84,9 +87,9 @@ struct GovernorConfig {
 
 struct Decision {
   Profile profile = Profile::kPerformance;
-  std::string reason;   // why this profile was entered: "battery 14% discharging", "manual", ...
-  bool manual = false;  // set by SetOverride / governor.profile, not by the readings
-  bool changed = false; // this call changed the profile or manual/auto: emit a ProfileEvent
+  std::string reason;    // why this profile was entered: "battery 14% discharging", "manual", ...
+  bool manual = false;   // set by SetOverride / governor.profile, not by the readings
+  bool changed = false;  // this call changed the profile or manual/auto: emit a ProfileEvent
 };
 
 // The event of a decision at stream time `t_s` (seconds).

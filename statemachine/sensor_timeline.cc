@@ -35,7 +35,8 @@ bool ParseWhole(std::string_view text, T* value) {
 }
 
 // One line's fields -> an entry, or the cause it is wrong (without the file and line).
-Result<SensorTimeline::Entry> ParseEntry(const std::vector<std::string_view>& f, double previous_t_s) {
+Result<SensorTimeline::Entry> ParseEntry(const std::vector<std::string_view>& f,
+                                         double previous_t_s) {
   if (f.size() != 4) {
     return Error{"expected 4 fields (t battery_percent charging temp_c), found " +
                  std::to_string(f.size())};
@@ -45,13 +46,15 @@ Result<SensorTimeline::Entry> ParseEntry(const std::vector<std::string_view>& f,
     return Error{"t '" + std::string(f[0]) + "' is not a time >= 0 s"};
   }
   if (e.t_s < previous_t_s) {
-    return Error{"t " + std::string(f[0]) + " s is before the previous line's " +
-                 std::to_string(previous_t_s) + " s"};
+    char previous[32];
+    std::snprintf(previous, sizeof previous, "%g", previous_t_s);
+    return Error{"t " + std::string(f[0]) + " s is before the previous line's " + previous + " s"};
   }
   int percent = 0;
   if (f[1] != "-") {
     if (!ParseWhole(f[1], &percent) || percent < 0 || percent > 100) {
-      return Error{"battery_percent '" + std::string(f[1]) + "' is not an integer in [0, 100] or '-'"};
+      return Error{"battery_percent '" + std::string(f[1]) +
+                   "' is not an integer in [0, 100] or '-'"};
     }
     e.readings.battery_percent = percent;
   }
@@ -63,7 +66,8 @@ Result<SensorTimeline::Entry> ParseEntry(const std::vector<std::string_view>& f,
   double temp_c = 0;
   if (f[3] != "-") {
     if (!ParseWhole(f[3], &temp_c) || !(temp_c >= kMinTempC && temp_c <= kMaxTempC)) {
-      return Error{"temp_c '" + std::string(f[3]) + "' is not a temperature in [-40, 150] C or '-'"};
+      return Error{"temp_c '" + std::string(f[3]) +
+                   "' is not a temperature in [-40, 150] C or '-'"};
     }
     e.readings.temp_milli_c = static_cast<int>(std::lround(temp_c * 1000));
   }
@@ -95,7 +99,8 @@ Result<SensorTimeline> SensorTimeline::Parse(std::string_view text, std::string_
 }
 
 Result<SensorTimeline> SensorTimeline::Load(const std::filesystem::path& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), &std::fclose);
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
+                                                       &std::fclose);
   if (!file) return Error{path.string() + ": " + std::strerror(errno)};
   std::string text;
   char buf[4096];

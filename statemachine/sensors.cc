@@ -138,7 +138,8 @@ SensorSample SensorReader::Read() {
   SensorSample sample;
   if (tally.batteries > 0) {
     // Mean of the batteries, rounded: a laptop drains one of two batteries first.
-    sample.readings.battery_percent = (tally.battery_percent_sum + tally.batteries / 2) / tally.batteries;
+    sample.readings.battery_percent =
+        (tally.battery_percent_sum + tally.batteries / 2) / tally.batteries;
   }
   sample.readings.charging = Charging(tally);
   sample.readings.temp_milli_c = HottestZone(root_ / "class" / "thermal", &problems);

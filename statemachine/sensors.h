@@ -38,11 +38,11 @@ class SensorReader {
 
   // Reads every supply and zone now (a few small files; no caching, so call it at the poll rate).
   //
-  // Power supplies: supplies of scope "Device" (a wireless mouse's battery) are ignored. A "Battery"
-  // gives `capacity` (0-100) and `status`; any other type (Mains, USB, Wireless...) gives `online`.
-  // charging = true if a non-battery supply is online or a battery is Charging or Full; false if a
-  // battery is Discharging or Not charging, or an external supply is offline; unknown otherwise.
-  // Thermal zones: `temp` in millidegrees; values outside [-40, 150] C are garbage.
+  // Power supplies: supplies of scope "Device" (a wireless mouse's battery) are ignored. A
+  // "Battery" gives `capacity` (0-100) and `status`; any other type (Mains, USB, Wireless...) gives
+  // `online`. charging = true if a non-battery supply is online or a battery is Charging or Full;
+  // false if a battery is Discharging or Not charging, or an external supply is offline; unknown
+  // otherwise. Thermal zones: `temp` in millidegrees; values outside [-40, 150] C are garbage.
   SensorSample Read();
 
  private:
