@@ -68,7 +68,7 @@ constexpr std::array kOptions = {
     OptionSpec{"governor.profile", T::kString, "auto", 0, 0, "auto|performance|balanced|saver|critical",
                "", "Manual profile (D-Bus SetProfile does the same); auto: battery and temperature "
                "choose"},
-    OptionSpec{"governor.poll_ms", T::kInt, "5000", 100, 600000, "", "ms",
+    OptionSpec{"governor.poll_ms", T::kInt, "5000", 100, 3600000, "", "ms",
                "Battery and thermal sensors are read this often"},
     OptionSpec{"governor.sysfs_root", T::kString, "/sys", 0, 0, "", "",
                "Where sysfs is read from (class/power_supply, class/thermal); tests use fake trees"},

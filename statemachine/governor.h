@@ -115,6 +115,8 @@ class Governor {
   // The decision in force (before any Update: the manual profile, or performance).
   const Decision& decision() const { return decision_; }
   const GovernorConfig& config() const { return config_; }
+  // The last known value of each input (for D-Bus BatteryPercent, TemperatureMilliCelsius).
+  const SensorReadings& known() const { return known_; }
 
  private:
   // The profile and reason the readings ask for, ignoring the dwell.

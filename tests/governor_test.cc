@@ -173,6 +173,9 @@ TEST(GovernorPolicy, ManualOverrideBeatsReadingsAndAutoGivesControlBack) {
   EXPECT_EQ(d.profile, Profile::kPerformance);
   EXPECT_EQ(d.reason, "manual");
   EXPECT_FALSE(g.Update(SensorReadings{5, false, 90000}, 2000).changed);  // readings ignored
+  EXPECT_EQ(g.Update(SensorReadings{std::nullopt, std::nullopt, 91000}, 2500).profile,
+            Profile::kPerformance);
+  EXPECT_EQ(g.known(), (SensorReadings{5, false, 91000}));  // but kept
   EXPECT_FALSE(g.SetOverride(Profile::kPerformance, 3000).changed);       // same again
   EXPECT_TRUE(g.SetOverride(Profile::kBalanced, 3500).changed);
 
@@ -180,7 +183,7 @@ TEST(GovernorPolicy, ManualOverrideBeatsReadingsAndAutoGivesControlBack) {
   EXPECT_TRUE(d.changed);
   EXPECT_FALSE(d.manual);
   EXPECT_EQ(d.profile, Profile::kCritical);
-  EXPECT_EQ(d.reason, "temperature 90.0 C");
+  EXPECT_EQ(d.reason, "temperature 91.0 C");
   EXPECT_FALSE(g.SetOverride(std::nullopt, 5000).changed);  // auto again: nothing
 }
 
