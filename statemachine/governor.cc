@@ -1,7 +1,8 @@
 #include "statemachine/governor.h"
 
 #include <algorithm>
-#include <cstdio>
+#include <cmath>
+#include <cstdlib>
 
 namespace earshot {
 namespace {
@@ -34,16 +35,20 @@ Profile WithHysteresis(Profile current, Profile plain, Profile sticky) {
   return std::min(current, sticky);
 }
 
+// In tenths of a degree, by integers (printf's "%.1f" would follow the locale's decimal point).
 std::string TemperatureText(int milli_c) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "temperature %.1f C", milli_c / 1000.0);
-  return buf;
+  const long tenths = std::lround(milli_c / 100.0);
+  const long magnitude = std::labs(tenths);
+  return "temperature " + std::string(tenths < 0 ? "-" : "") + std::to_string(magnitude / 10) +
+         "." + std::to_string(magnitude % 10) + " C";
 }
 
 // The battery side of a reason: what the power supply says.
 std::string PowerText(const SensorReadings& known) {
   if (known.charging == true) return known.battery_percent ? "charging" : "mains power";
-  if (!known.battery_percent) return known.charging == false ? "no battery reading" : "mains power";
+  if (!known.battery_percent) {
+    return known.charging == false ? "discharging, charge unknown" : "mains power";
+  }
   std::string text = "battery " + std::to_string(*known.battery_percent) + "%";
   if (known.charging == false) text += " discharging";
   return text;

@@ -160,6 +160,19 @@ TEST(GovernorPolicy, NoBatteryIsMainsPowerUnlessHot) {
 
 TEST(GovernorPolicy, ChargeWithoutStatusIsReadAsIs) {
   EXPECT_EQ(Replay(NoDwell(), "0 18 - -\n", 0), (std::vector<std::string>{"0 saver battery 18%"}));
+  EXPECT_EQ(Replay(NoDwell(), "0 - 0 -\n", 0),
+            (std::vector<std::string>{"0 performance discharging, charge unknown"}));
+}
+
+TEST(GovernorPolicy, TemperaturesAreWrittenInTenths) {
+  EXPECT_EQ(Replay(NoDwell(), "0 - - 81.25\n", 0),
+            (std::vector<std::string>{"0 critical temperature 81.3 C"}));
+  GovernorConfig cold = NoDwell();  // thresholds below zero (a freezer's controller)
+  cold.balanced_above_milli_c = cold.saver_above_milli_c = cold.critical_above_milli_c = -10000;
+  EXPECT_EQ(Replay(cold, "0 - - -0.04\n", 0),
+            (std::vector<std::string>{"0 critical temperature 0.0 C"}));
+  EXPECT_EQ(Replay(cold, "0 - - -9.96\n", 0),
+            (std::vector<std::string>{"0 critical temperature -10.0 C"}));
 }
 
 TEST(GovernorPolicy, ManualOverrideBeatsReadingsAndAutoGivesControlBack) {
@@ -175,8 +188,8 @@ TEST(GovernorPolicy, ManualOverrideBeatsReadingsAndAutoGivesControlBack) {
   EXPECT_FALSE(g.Update(SensorReadings{5, false, 90000}, 2000).changed);  // readings ignored
   EXPECT_EQ(g.Update(SensorReadings{std::nullopt, std::nullopt, 91000}, 2500).profile,
             Profile::kPerformance);
-  EXPECT_EQ(g.known(), (SensorReadings{5, false, 91000}));  // but kept
-  EXPECT_FALSE(g.SetOverride(Profile::kPerformance, 3000).changed);       // same again
+  EXPECT_EQ(g.known(), (SensorReadings{5, false, 91000}));           // but kept
+  EXPECT_FALSE(g.SetOverride(Profile::kPerformance, 3000).changed);  // same again
   EXPECT_TRUE(g.SetOverride(Profile::kBalanced, 3500).changed);
 
   d = g.SetOverride(std::nullopt, 4000);  // auto: the readings decide at once
