@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "config/paths.h"
+#include "statemachine/model_library.h"
 
 namespace earshot::statemachine {
 namespace {
@@ -46,24 +46,9 @@ Result<StageSet> StageSet::Parse(std::string_view text) {
 Result<PipelineModels> PipelineModels::Load(const config::Config& config,
                                             const features::FrontEndConfig& front_end,
                                             StageSet stages) {
-  PipelineModels models;
-  auto vad = vad::VadModel::Load(config::ModelPath(config, "vad.model", "vad/vad.eshm"), front_end);
-  if (!vad.ok()) return vad.error();
-  models.vad = std::move(vad).value();
-  if (stages.kws) {
-    auto kws = kws::KwsModel::Load(config::ModelPath(config, "kws.model", "kws/computer.eshm"),
-                                   front_end);
-    if (!kws.ok()) return kws.error();
-    models.kws = std::move(kws).value();
-  }
-  if (stages.kws && stages.stt) {
-    Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config);
-    if (!stt_config.ok()) return stt_config.error();
-    auto stt = stt::LoadModel(*stt_config);
-    if (!stt.ok()) return stt.error();
-    models.stt = std::move(stt).value();
-  }
-  return models;
+  ModelLibrary library(config, front_end, stages);
+  const SttSize stt = config.String("stt.profile") == "small" ? SttSize::kSmall : SttSize::kLarge;
+  return library.For(ProfileModels{KwsSize::kLarge, stt});
 }
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config, StageSet stages,
@@ -135,6 +120,7 @@ void Pipeline::Finish() {
   for (const vad::VadFrame& f : decided_) OnDecided(frame_base_ + f.index, f.speech);
   decided_.clear();
   const int64_t end = stats_.frames;
+  decided_end_ = end;
   if (state_ == State::kCommand) EndRequest(end - 1);
   if (speech_) {
     sink_->Emit(SpeechEndEvent{StartTime(end)});
@@ -164,6 +150,7 @@ void Pipeline::SwapModels(PipelineModels models) {
 }
 
 void Pipeline::OnDecided(int64_t k, bool speech) {
+  decided_end_ = k + 1;
   if (speech != speech_) OnSpeechChange(k, speech);
   if (state_ == State::kVoice) RunKeyword(k);
   else if (state_ == State::kCommand) RunCommand(k);
@@ -321,6 +308,7 @@ void Pipeline::ResetStreamState() {
   front_end_->Reset();
   vad_.Reset();
   frame_base_ = stats_.frames;
+  decided_end_ = frame_base_;
   ring_.Reset(frame_base_);
   speech_ = false;
 }

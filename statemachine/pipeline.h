@@ -47,7 +47,8 @@ struct PipelineModels {
   std::shared_ptr<const vad::VadModel> vad;
   std::shared_ptr<const kws::KwsModel> kws;  // null when the keyword stage is off
   std::shared_ptr<const stt::SttModel> stt;  // null when the STT stage is off
-  // The models the config names (bundled ones where a path is empty), for the stages in `stages`.
+  // The models the config names (bundled ones where a path is empty), for the stages in `stages`:
+  // kws.model and the stt.profile, whatever the governor would choose.
   static Result<PipelineModels> Load(const config::Config& config,
                                      const features::FrontEndConfig& front_end, StageSet stages);
 };
@@ -85,6 +86,9 @@ class Pipeline {
 
   State state() const { return state_; }
   double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
+  // The stream time the events have reached (the VAD's delay behind time()): what another source
+  // of events on this stream (the governor) stamps its events with, to keep them in order.
+  double event_time() const { return static_cast<double>(decided_end_) / 100.0; }
   const PipelineStats& stats() const { return stats_; }
   const PipelineModels& models() const { return models_; }
 
@@ -132,6 +136,7 @@ class Pipeline {
   bool speech_ = false;        // the VAD's decision for the last decided frame
   int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
   int64_t request_start_ = 0;  // first frame fed to the STT
+  int64_t decided_end_ = 0;    // the last decided frame + 1
   std::string last_partial_;
   PipelineStats stats_;
 };

@@ -7,6 +7,8 @@
 
 #include "audio/frame_source.h"
 #include "statemachine/cascade.h"
+#include "statemachine/governor_driver.h"
+#include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"
 
 namespace earshot::statemachine {
@@ -194,6 +196,104 @@ TEST(Pipeline, ModelSwapWaitsForIdle) {
   const int64_t kws_frames = pipeline->stats().kws.frames;
   PushSample(*pipeline);
   EXPECT_EQ(pipeline->stats().kws.frames, kws_frames);
+}
+
+}  // namespace
+}  // namespace earshot::statemachine
+
+namespace earshot::statemachine {
+namespace {
+
+std::vector<audio::Frame> ReadSample() {
+  std::vector<audio::Frame> frames;
+  auto source = audio::FileSource::Open(kSample, {});
+  EXPECT_TRUE(source.ok());
+  audio::Frame frame;
+  while (source.ok() && *(*source)->Next(frame)) frames.push_back(frame);
+  return frames;
+}
+
+// Two requests; the battery drops under the saver threshold during the first. The swap waits for
+// the end of that request, and the second request runs on the saver profile's models.
+TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
+  config::Config config = config::Config::Defaults();
+  ASSERT_TRUE(config.Set("governor.min_dwell_ms", "1000").ok());
+  ASSERT_TRUE(config.Set("governor.poll_ms", "100").ok());
+  // A separate load of the bundled model stands for the small one: it is a different instance.
+  ASSERT_TRUE(config.Set("governor.small_kws_model",
+                         std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm").ok());
+  auto gov_config = GovernorConfig::FromConfig(config);
+  ASSERT_TRUE(gov_config.ok());
+  ModelLibrary library(config, features::FrontEndConfig{}, StageSet{true, true});
+  auto large = library.For(gov_config->Models(Profile::kPerformance));
+  auto small = library.For(gov_config->Models(Profile::kSaver));
+  ASSERT_TRUE(large.ok() && small.ok());
+  ASSERT_NE(large->stt, small->stt);
+  ASSERT_NE(large->kws, small->kws);
+
+  RecordingSink sink;
+  auto pipeline = Pipeline::Create(config, *large, &sink);
+  ASSERT_TRUE(pipeline.ok());
+  auto read = [](int64_t now_ms) {
+    SensorSample sample;
+    sample.readings.battery_percent = now_ms < 2000 ? 50 : 15;  // during the first request
+    sample.readings.charging = false;
+    return sample;
+  };
+  GovernorDriver driver(*gov_config, read, &library, pipeline->get(), &sink);
+
+  std::vector<audio::Frame> frames = ReadSample();
+  const std::vector<audio::Frame> sample = frames;
+  frames.resize(frames.size() + 200);  // 2 s of silence
+  frames.insert(frames.end(), sample.begin(), sample.end());
+  std::vector<State> state_at_profile;
+  std::vector<const stt::SttModel*> stt_in_command;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const size_t events = sink.events.size();
+    driver.Tick(static_cast<int64_t>(i) * 10);
+    if (sink.events.size() > events && std::holds_alternative<ProfileEvent>(sink.events.back())) {
+      state_at_profile.push_back((*pipeline)->state());
+    }
+    (*pipeline)->Push(frames[i]);
+    if ((*pipeline)->state() == State::kCommand) stt_in_command.push_back((*pipeline)->models().stt.get());
+  }
+  (*pipeline)->Finish();
+
+  ASSERT_EQ(state_at_profile.size(), 2u);  // performance at the start, saver at 2 s
+  EXPECT_EQ(state_at_profile[1], State::kCommand);
+  EXPECT_EQ((*pipeline)->stats().requests, 2);
+  ASSERT_FALSE(stt_in_command.empty());
+  EXPECT_EQ(stt_in_command.front(), large->stt.get());  // the first request kept its models
+  EXPECT_EQ(stt_in_command.back(), small->stt.get());   // the second ran on saver's
+  EXPECT_EQ((*pipeline)->models().kws, small->kws);
+  int finals = 0;
+  for (const Event& e : sink.events) {
+    if (const auto* t = std::get_if<TranscriptEvent>(&e)) finals += t->final;
+    if (const auto* p = std::get_if<ProfileEvent>(&e)) {
+      EXPECT_FALSE(p->reason.empty());
+    }
+  }
+  EXPECT_EQ(finals, 2);
+}
+
+TEST(GovernorDriver, AModelThatFailsToLoadKeepsTheOldOnes) {
+  config::Config config = config::Config::Defaults();
+  ASSERT_TRUE(config.Set("governor.profile", "saver").ok());
+  ASSERT_TRUE(config.Set("governor.small_kws_model", "/nonexistent/small.eshm").ok());
+  auto gov_config = GovernorConfig::FromConfig(config);
+  ASSERT_TRUE(gov_config.ok());
+  ModelLibrary library(config, features::FrontEndConfig{}, StageSet{true, false});
+  auto large = library.For(gov_config->Models(Profile::kPerformance));
+  ASSERT_TRUE(large.ok());
+  RecordingSink sink;
+  auto pipeline = Pipeline::Create(config, *large, &sink);
+  ASSERT_TRUE(pipeline.ok());
+  GovernorDriver driver(*gov_config, [](int64_t) { return SensorSample{}; }, &library,
+                        pipeline->get(), &sink);
+  driver.Tick(0);
+  EXPECT_EQ((*pipeline)->models().kws, large->kws);
+  ASSERT_EQ(sink.Kinds(), (std::vector<std::string>{"profile", "error"}));
+  EXPECT_NE(ToJson(sink.events[1]).find("/nonexistent/small.eshm"), std::string::npos);
 }
 
 }  // namespace

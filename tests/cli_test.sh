@@ -107,6 +107,21 @@ check "transcribe missing model named" one_error_line_naming nohmm
 check "transcribe missing file" status_is 1 "$earshot" transcribe missing.wav
 check "transcribe missing file named" one_error_line_naming missing.wav
 
+# The governor on a sensor timeline: a profile event at the start and one when the battery drops.
+printf '# t battery_percent charging temp_c\n0 50 0 40\n2 15 0 -\n' >day.txt
+check "run --sensors" status_is 0 "$earshot" run --stages vad,kws --sensors day.txt \
+  --set governor.min_dwell_ms=1000 --set governor.poll_ms=100 \
+  --set governor.small_kws_model="$src/models/kws/computer.eshm" sample.flac
+check "run --sensors json" valid_json_lines out.txt
+check "profile events" test "$(grep -o '"profile": "[a-z]*"' out.txt | tr '\n' ' ')" = \
+  '"profile": "performance" "profile": "saver" '
+check "profile reason" grep -qF '"reason": "battery 15% discharging"' out.txt
+printf '0 fifty 0 40\n' >bad_day.txt
+check "run --sensors bad line" status_is 1 "$earshot" run --sensors bad_day.txt sample.flac
+check "bad timeline named" one_error_line_naming bad_day.txt
+check "run --sensors missing" status_is 1 "$earshot" run --sensors missing_day.txt sample.flac
+check "missing timeline named" one_error_line_naming missing_day.txt
+
 # Bench: per-stage counters; gated stages do no work on silence.
 check "bench" status_is 0 "$earshot" bench --stages vad,kws sample.flac
 check "bench lists the stages" test "$(cut -f1 out.txt | head -6 | tr '\n' ' ')" = "stage front_end vad kws stt total "
