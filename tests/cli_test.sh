@@ -40,6 +40,14 @@ cp "$src/tools/samples/computer_request.flac" sample.flac
 check "run sample" status_is 0 "$earshot" run --stages vad,kws sample.flac
 check "run sample golden" diff -u "$src/tests/golden/run_sample.jsonl" out.txt
 check "run sample json" valid_json_lines out.txt
+# Two more goldens: two requests 2 s apart, and 3 s of pink noise then a tone (no speech).
+sox sample.flac -p pad 0 2 | sox - sample.flac two.flac
+sox -R -n -r 16000 -b 16 noise.wav synth 3 pinknoise vol 0.05 : synth 1 sine 1000 vol 0.3
+for f in two noise; do
+  ext=flac; [ $f = noise ] && ext=wav
+  check "run $f" status_is 0 "$earshot" run --stages vad,kws $f.$ext
+  check "run $f golden" diff -u "$src/tests/golden/run_$f.jsonl" out.txt
+done
 # With the STT: the cascade's events in order, the request's final transcript among them.
 check "run sample all stages" status_is 0 "$earshot" run sample.flac
 check "run sample all json" valid_json_lines out.txt
