@@ -23,7 +23,8 @@ constexpr std::string_view kUsage =
     "  stage<TAB>frames<TAB>us_per_audio_s<TAB>core_percent\n"
     "for front_end, vad, kws, stt and total (frames: 10 ms frames the stage processed; a gated stage\n"
     "processes fewer than the stream has; us_per_audio_s: microseconds of one core per second of\n"
-    "audio), then the real-time factor, the stream's wake words and requests, and peak memory.\n"
+    "audio), then the real-time factor, the stream's wake words and requests, the longest wait\n"
+    "for a final transcript after an endpoint, and peak memory.\n"
     "Model loading is not counted.\n";
 
 Result<std::vector<audio::Frame>> ReadAll(const std::string& path, const config::Config& config) {
@@ -65,6 +66,8 @@ void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
   std::printf("real_time_factor\t%.6f\n", wall_s / audio_s);
   std::printf("wakes\t%lld\nrequests\t%lld\n", static_cast<long long>(s.wakes),
               static_cast<long long>(s.requests));
+  std::printf("final_transcript_wait_ms_max\t%.1f\n",
+              static_cast<double>(s.stt_end_nanoseconds_max) / 1e6);
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   std::printf("peak_rss_kib\t%ld\n", usage.ru_maxrss);
