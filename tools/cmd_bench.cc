@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
@@ -16,7 +17,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: earshot bench [--config F] [--set S.K=V]... [--stages vad|vad,kws|all] [--repeat N]\n"
-    "                     [FILE]\n"
+    "                     [--profile performance|balanced|saver|critical] [FILE]\n"
     "\n"
     "Runs the cascade over FILE (default: the bundled sample), decoded into memory first, N times\n"
     "in a row as one stream (default 1), and prints what each stage cost:\n"
@@ -25,7 +26,8 @@ constexpr std::string_view kUsage =
     "processes fewer than the stream has; us_per_audio_s: microseconds of one core per second of\n"
     "audio), then the real-time factor, the stream's wake words and requests, the longest wait\n"
     "for a final transcript after an endpoint, and peak memory.\n"
-    "Model loading is not counted.\n";
+    "Model loading is not counted. --profile runs the models the governor gives that profile\n"
+    "(default: kws.model and stt.profile's).\n";
 
 Result<std::vector<audio::Frame>> ReadAll(const std::string& path, const config::Config& config) {
   auto source = audio::FileSource::Open(path, SourceOptions(config));
@@ -73,22 +75,41 @@ void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
   std::printf("peak_rss_kib\t%ld\n", usage.ru_maxrss);
 }
 
+// The models of --profile (the governor's choice for it), or those the config names.
+Result<statemachine::PipelineModels> LoadModels(const Args& args, const config::Config& config,
+                                                statemachine::StageSet stages) {
+  auto front_end = features::FrontEndConfig::FromConfig(config);
+  if (!front_end.ok()) return front_end.error();
+  const std::string name = args.Option("--profile", "");
+  if (name.empty()) return statemachine::PipelineModels::Load(config, *front_end, stages);
+  auto profile = ParseProfileSetting(name);  // checked by Bench
+  auto gov_config = GovernorConfig::FromConfig(config);
+  if (!gov_config.ok()) return gov_config.error();
+  statemachine::ModelLibrary library(config, *front_end, stages);
+  return library.For(gov_config->Models(**profile));
+}
+
 int Bench(const Args& args) {
   int status = kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   auto stages = statemachine::StageSet::Parse(args.Option("--stages", "all"));
   const int repeat = std::atoi(args.Option("--repeat", "1").c_str());
-  if (!stages.ok() || repeat < 1 || args.positional.size() > 1) {
+  auto profile = ParseProfileSetting(args.Option("--profile", "performance"));
+  if (!stages.ok() || repeat < 1 || args.positional.size() > 1 || !profile.ok() ||
+      !profile->has_value()) {
     PrintError(!stages.ok() ? stages.error().message
-                            : "bench: expected --repeat N >= 1 and at most one FILE");
+                            : "bench: expected --repeat N >= 1, --profile performance, balanced, "
+                              "saver or critical, and at most one FILE");
     return kExitUsage;
   }
   const std::string path = args.positional.empty() ? DefaultSamplePath() : args.positional[0];
   Result<std::vector<audio::Frame>> frames = ReadAll(path, *cfg);
   CountingSink sink;
-  auto pipeline = frames.ok() ? statemachine::Pipeline::Create(*cfg, *stages, &sink)
-                              : Result<std::unique_ptr<statemachine::Pipeline>>(frames.error());
+  auto models = frames.ok() ? LoadModels(args, *cfg, *stages)
+                            : Result<statemachine::PipelineModels>(frames.error());
+  auto pipeline = models.ok() ? statemachine::Pipeline::Create(*cfg, *models, &sink)
+                              : Result<std::unique_ptr<statemachine::Pipeline>>(models.error());
   if (!pipeline.ok()) {
     PrintError(pipeline.error().message);
     return kExitRuntime;
@@ -106,6 +127,6 @@ int Bench(const Args& args) {
 }  // namespace
 
 const Command kBenchCommand{"bench", "what each stage of the cascade costs on a recording", kUsage,
-                            {"--stages", "--repeat"}, {}, Bench};
+                            {"--stages", "--repeat", "--profile"}, {}, Bench};
 
 }  // namespace earshot::cli
