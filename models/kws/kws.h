@@ -47,6 +47,7 @@ struct KwsConfig {
   std::string keyword = "computer";
   int32_t threshold_q15 = 26214;  // 0.8
   int refractory_frames = 100;    // no second wake within 1 s
+  int smooth_frames = 1;          // the score is the mean of the network's last scores (1: none)
   static Result<KwsConfig> FromConfig(const config::Config& config);
 };
 
@@ -59,8 +60,10 @@ class KwsSession {
  public:
   KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config);
 
-  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15).
+  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15): the mean of the network's
+  // scores over the last smooth_frames hops (posterior smoothing), rounded.
   uint16_t Process(std::span<const int16_t> logmel_db_q8);
+  uint16_t last_network_score() const;  // the newest hop's score before smoothing
   // The detection over the scores: a wake at the first hop at or above the threshold, then none
   // for the refractory period.
   std::optional<Wake> Detect(uint16_t score_q15);
@@ -74,6 +77,8 @@ class KwsSession {
   std::vector<int32_t> mean_q8_;
   bool primed_ = false;
   models::ContextStack stack_;
+  std::vector<uint16_t> recent_q15_;  // the network's last smooth_frames scores, a ring
+  int32_t recent_sum_q15_ = 0;
   int64_t last_wake_ = -1000000;
 };
 
