@@ -81,8 +81,8 @@ int32_t Int8Mlp::RunLogit(std::span<const int8_t> input, Scratch& scratch) const
   const Int8Dense& last = layers_.back();
   int32_t acc = last.bias[0];
   for (int i = 0; i < last.inputs; ++i) acc += int32_t{last.weight[i]} * in[i];
-  return static_cast<int32_t>(
-      std::clamp<int64_t>(Requantize(acc, last.mult[0], last.shift[0]), -kLogitHalfRange, kLogitHalfRange - 1));
+  return static_cast<int32_t>(std::clamp<int64_t>(Requantize(acc, last.mult[0], last.shift[0]),
+                                                  -kLogitHalfRange, kLogitHalfRange - 1));
 }
 
 uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {

@@ -1,5 +1,7 @@
 // The keyword spotter: bit-exact against the training scripts' integer reference, model-file
 // checks, and the detection's threshold and refractory period.
+#include "models/kws/kws.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -13,7 +15,6 @@
 #include "features/front_end.h"
 #include "models/context_stack.h"
 #include "models/float_mlp.h"
-#include "models/kws/kws.h"
 
 namespace earshot::kws {
 namespace {
@@ -34,8 +35,9 @@ std::vector<ModelAndVectors> Bundled() {
   if (std::getenv("EARSHOT_KWS_MODEL") != nullptr) {
     return {{kModel, FromEnv("EARSHOT_KWS_VECTORS", "")}};
   }
-  return {{kSource + "/models/kws/computer.eshm", kSource + "/tests/data/kws_vectors.txt"},
-          {kSource + "/models/kws/computer_small.eshm", kSource + "/tests/data/kws_small_vectors.txt"}};
+  return {
+      {kSource + "/models/kws/computer.eshm", kSource + "/tests/data/kws_vectors.txt"},
+      {kSource + "/models/kws/computer_small.eshm", kSource + "/tests/data/kws_small_vectors.txt"}};
 }
 
 std::shared_ptr<const KwsModel> LoadModel(const std::string& path = kModel) {
@@ -102,8 +104,8 @@ TEST(Kws, Int8AgreesWithTheFloatReference) {
     const models::FloatMlp reference(model->mlp());
     const double bound = reference.ErrorBound();
     KwsSession session(model, KwsConfig{});
-    models::ContextStack stack(model->pooled_bands(),
-                               std::vector<int32_t>(model->context().begin(), model->context().end()));
+    models::ContextStack stack(model->pooled_bands(), std::vector<int32_t>(model->context().begin(),
+                                                                           model->context().end()));
     models::Int8Mlp::Scratch scratch = model->mlp().MakeScratch();
     double sum_square = 0, max_error = 0, max_logit = 0;
     const std::vector<Hop> hops = ReadVectors(mv.vectors);
@@ -121,7 +123,8 @@ TEST(Kws, Int8AgreesWithTheFloatReference) {
       max_logit = std::max(max_logit, std::abs(want));
     }
     const double rms = std::sqrt(sum_square / static_cast<double>(hops.size()));
-    EXPECT_LT(rms, 2 * reference.ErrorRms()) << "rounding alone would give " << reference.ErrorRms();
+    EXPECT_LT(rms, 2 * reference.ErrorRms())
+        << "rounding alone would give " << reference.ErrorRms();
     EXPECT_GT(max_logit, 16 * max_error) << "the logits must span far more than their error";
     std::cout << "  " << mv.model << ": logit error rms " << rms << " (rounding model "
               << reference.ErrorRms() << "), max " << max_error << ", bound " << bound
@@ -133,7 +136,8 @@ TEST(Kws, RejectsOtherModelsAndFeatures) {
   auto vad = KwsModel::Load(std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm",
                             features::FrontEndConfig{});
   ASSERT_FALSE(vad.ok());
-  EXPECT_NE(vad.error().message.find("is a 'vad-mlp' model, expected 'kws-mlp'"), std::string::npos);
+  EXPECT_NE(vad.error().message.find("is a 'vad-mlp' model, expected 'kws-mlp'"),
+            std::string::npos);
   features::FrontEndConfig fe;
   fe.mel_high_hz = 8000;
   auto wrong = KwsModel::Load(kModel, fe);
@@ -167,7 +171,8 @@ TEST(Kws, SmoothingAveragesTheLastScores) {
   config.smooth_frames = 3;
   KwsSession smoothed(model, config);
   KwsSession plain(model, KwsConfig{});
-  const std::vector<Hop> hops = ReadVectors(FromEnv("EARSHOT_KWS_VECTORS", kSource + "/tests/data/kws_vectors.txt"));
+  const std::vector<Hop> hops =
+      ReadVectors(FromEnv("EARSHOT_KWS_VECTORS", kSource + "/tests/data/kws_vectors.txt"));
   ASSERT_GT(hops.size(), 10u);
   std::vector<int> network;
   for (int pass = 0; pass < 2; ++pass) {
@@ -177,7 +182,9 @@ TEST(Kws, SmoothingAveragesTheLastScores) {
       network.push_back(plain.Process(hop.logmel));
       EXPECT_EQ(smoothed.last_network_score(), network.back());
       int sum = 0;
-      for (size_t k = network.size() >= 3 ? network.size() - 3 : 0; k < network.size(); ++k) sum += network[k];
+      for (size_t k = network.size() >= 3 ? network.size() - 3 : 0; k < network.size(); ++k) {
+        sum += network[k];
+      }
       ASSERT_EQ(score, (sum + 1) / 3) << "hop " << network.size() - 1 << ", pass " << pass;
     }
     smoothed.Reset();

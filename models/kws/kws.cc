@@ -51,7 +51,8 @@ KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& c
       config_(config),
       scratch_(model_->mlp().MakeScratch()),
       mean_q8_(static_cast<size_t>(model_->pooled_bands())),
-      stack_(model_->pooled_bands(), std::vector<int32_t>(model_->context().begin(), model_->context().end())),
+      stack_(model_->pooled_bands(),
+             std::vector<int32_t>(model_->context().begin(), model_->context().end())),
       recent_q15_(static_cast<size_t>(std::max(1, config.smooth_frames))) {}
 
 void KwsSession::Reset() {
