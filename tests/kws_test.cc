@@ -1,14 +1,20 @@
 // The keyword spotter: bit-exact against the training scripts' integer reference, model-file
 // checks, and the detection's threshold and refractory period.
+#include "models/kws/kws.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <vector>
 
 #include "features/front_end.h"
-#include "models/kws/kws.h"
+#include "models/context_stack.h"
+#include "models/float_mlp.h"
 
 namespace earshot::kws {
 namespace {
@@ -17,55 +23,121 @@ std::string FromEnv(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v != nullptr && *v != 0 ? v : fallback;
 }
-const std::string kModel =
-    FromEnv("EARSHOT_KWS_MODEL", std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm");
-const std::string kVectors =
-    FromEnv("EARSHOT_KWS_VECTORS", std::string(EARSHOT_SOURCE_DIR) + "/tests/data/kws_vectors.txt");
+const std::string kSource = EARSHOT_SOURCE_DIR;
+const std::string kModel = FromEnv("EARSHOT_KWS_MODEL", kSource + "/models/kws/computer.eshm");
 
-std::shared_ptr<const KwsModel> LoadModel() {
-  auto model = KwsModel::Load(kModel, features::FrontEndConfig{});
+struct ModelAndVectors {
+  std::string model, vectors;
+};
+// The bundled models and their vectors (tools/train/make_kws_vectors.py), or the pair the training
+// smoke test names.
+std::vector<ModelAndVectors> Bundled() {
+  if (std::getenv("EARSHOT_KWS_MODEL") != nullptr) {
+    return {{kModel, FromEnv("EARSHOT_KWS_VECTORS", "")}};
+  }
+  return {
+      {kSource + "/models/kws/computer.eshm", kSource + "/tests/data/kws_vectors.txt"},
+      {kSource + "/models/kws/computer_small.eshm", kSource + "/tests/data/kws_small_vectors.txt"}};
+}
+
+std::shared_ptr<const KwsModel> LoadModel(const std::string& path = kModel) {
+  auto model = KwsModel::Load(path, features::FrontEndConfig{});
   EXPECT_TRUE(model.ok()) << model.error().message;
   return model.ok() ? *model : nullptr;
 }
 
-TEST(Kws, BitExactWithTheTrainingReference) {
-  auto model = LoadModel();
-  ASSERT_NE(model, nullptr);
-  KwsSession session(model);
-  std::ifstream in(kVectors);
-  std::string text;
-  int hops = 0;
-  while (std::getline(in, text)) {
+struct Hop {
+  std::vector<int16_t> logmel;
+  std::vector<int> inputs;
+  int score_q15 = -1;
+};
+
+std::vector<Hop> ReadVectors(const std::string& path) {
+  std::ifstream in(path);
+  std::vector<Hop> hops;
+  for (std::string text; std::getline(in, text);) {
     if (text.empty() || text[0] == '#') continue;
     std::istringstream s(text);
-    std::vector<int16_t> logmel;
-    std::vector<int> inputs;
-    int expected = -1, part = 0;
+    Hop hop;
+    int part = 0;
     for (std::string token; s >> token;) {
       if (token == "|") {
         ++part;
       } else if (part == 0) {
-        logmel.push_back(static_cast<int16_t>(std::stoi(token)));
+        hop.logmel.push_back(static_cast<int16_t>(std::stoi(token)));
       } else if (part == 1) {
-        inputs.push_back(std::stoi(token));
+        hop.inputs.push_back(std::stoi(token));
       } else {
-        expected = std::stoi(token);
+        hop.score_q15 = std::stoi(token);
       }
     }
-    const uint16_t score = session.Process(logmel);
-    const auto got = session.last_inputs();
-    ASSERT_EQ(std::vector<int>(got.begin(), got.end()), inputs) << "hop " << hops;
-    ASSERT_EQ(score, expected) << "hop " << hops;
-    ++hops;
+    hops.push_back(std::move(hop));
   }
-  EXPECT_GT(hops, 300);
+  return hops;
+}
+
+TEST(Kws, BitExactWithTheTrainingReference) {
+  for (const ModelAndVectors& mv : Bundled()) {
+    SCOPED_TRACE(mv.model);
+    auto model = LoadModel(mv.model);
+    ASSERT_NE(model, nullptr);
+    KwsSession session(model, KwsConfig{});
+    const std::vector<Hop> hops = ReadVectors(mv.vectors);
+    ASSERT_GT(hops.size(), 300u) << mv.vectors;
+    for (size_t h = 0; h < hops.size(); ++h) {
+      session.Process(hops[h].logmel);
+      const auto got = session.last_inputs();
+      ASSERT_EQ(std::vector<int>(got.begin(), got.end()), hops[h].inputs) << "hop " << h;
+      ASSERT_EQ(session.last_network_score(), hops[h].score_q15) << "hop " << h;
+    }
+  }
+}
+
+// The int8 engine against the float network (Eigen) on the inputs of real audio: every logit
+// within the rounding's worst-case bound, and their root mean square error within twice what
+// independent roundings would give.
+TEST(Kws, Int8AgreesWithTheFloatReference) {
+  for (const ModelAndVectors& mv : Bundled()) {
+    SCOPED_TRACE(mv.model);
+    auto model = LoadModel(mv.model);
+    ASSERT_NE(model, nullptr);
+    const models::FloatMlp reference(model->mlp());
+    const double bound = reference.ErrorBound();
+    KwsSession session(model, KwsConfig{});
+    models::ContextStack stack(model->pooled_bands(), std::vector<int32_t>(model->context().begin(),
+                                                                           model->context().end()));
+    models::Int8Mlp::Scratch scratch = model->mlp().MakeScratch();
+    double sum_square = 0, max_error = 0, max_logit = 0;
+    const std::vector<Hop> hops = ReadVectors(mv.vectors);
+    ASSERT_GT(hops.size(), 300u);
+    for (const Hop& hop : hops) {
+      session.Process(hop.logmel);
+      std::copy(session.last_inputs().begin(), session.last_inputs().end(), stack.Next().begin());
+      stack.Commit();
+      const auto input = stack.Stack(stack.committed() - 1);
+      const double want = std::clamp(reference.Logit(input), -1024.0, 1023.0);
+      const double error = std::abs(model->mlp().RunLogit(input, scratch) - want);
+      ASSERT_LE(error, bound) << "logit " << want;
+      sum_square += error * error;
+      max_error = std::max(max_error, error);
+      max_logit = std::max(max_logit, std::abs(want));
+    }
+    const double rms = std::sqrt(sum_square / static_cast<double>(hops.size()));
+    EXPECT_LT(rms, 2 * reference.ErrorRms())
+        << "rounding alone would give " << reference.ErrorRms();
+    EXPECT_GT(max_logit, 16 * max_error) << "the logits must span far more than their error";
+    std::cout << "  " << mv.model << ": logit error rms " << rms << " (rounding model "
+              << reference.ErrorRms() << "), max " << max_error << ", bound " << bound
+              << " quanta; largest |logit| " << max_logit << "\n";
+  }
 }
 
 TEST(Kws, RejectsOtherModelsAndFeatures) {
   auto vad = KwsModel::Load(std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm",
                             features::FrontEndConfig{});
   ASSERT_FALSE(vad.ok());
-  EXPECT_NE(vad.error().message.find("is a 'vad-mlp' model, expected 'kws-mlp'"), std::string::npos);
+  EXPECT_NE(vad.error().message.find("is a 'vad-mlp' model, expected 'kws-mlp'"),
+            std::string::npos);
   features::FrontEndConfig fe;
   fe.mel_high_hz = 8000;
   auto wrong = KwsModel::Load(kModel, fe);

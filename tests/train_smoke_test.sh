@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Smoke test of the training pipelines: a tiny VAD and a tiny keyword spotter trained from the shared
-# data in seconds must load in C++ and match the scripts' integer reference bit for bit. Skips
+# Smoke test of the training pipelines: a tiny VAD and tiny keyword spotters (large and small)
+# trained from the shared data in seconds must load in C++ and match the scripts' integer
+# reference bit for bit. Skips
 # without PyTorch or the data.
 # Usage: tests/train_smoke_test.sh BUILD_DIR
 set -euo pipefail
@@ -18,10 +19,13 @@ EARSHOT_VAD_MODEL="$tmp/vad.eshm" EARSHOT_VAD_VECTORS="$tmp/vectors.txt" \
   "$build/tests/vad_test" --gtest_filter='Vad.BitExactWithTheTrainingReference'
 "$build/tools/earshot" vad --set vad.model="$tmp/vad.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
-  --streams 4 --epochs 1 --out "$tmp/kws.eshm" --log "$tmp/kws.log"
-/usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/kws.eshm" \
-  --earshot "$build/tools/earshot" --out "$tmp/kws_vectors.txt"
-EARSHOT_KWS_MODEL="$tmp/kws.eshm" EARSHOT_KWS_VECTORS="$tmp/kws_vectors.txt" \
-  "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
-"$build/tools/earshot" kws --model "$tmp/kws.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
-echo "2 passed, 0 failed"
+  --streams 4 --epochs 1 --small-epochs 1 --out "$tmp/kws.eshm" --small-out "$tmp/kws_small.eshm" \
+  --log "$tmp/kws.log"
+for size in kws kws_small; do
+  /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
+    --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"
+  EARSHOT_KWS_MODEL="$tmp/$size.eshm" EARSHOT_KWS_VECTORS="$tmp/${size}_vectors.txt" \
+    "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
+  "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
+done
+echo "3 passed, 0 failed"

@@ -2,7 +2,8 @@
 # Installs every Debian package earshot needs (a no-op when all are there), then configures and
 # builds into build/. Works as root on a fresh Debian 12 machine, or through sudo.
 # Usage: tools/setup.sh [--training] [--no-build]
-#   --training  also install PyTorch and numpy for tools/train (python3-torch, python3-numpy)
+#   --training  also install PyTorch for tools/train and matplotlib for the evaluation's DET plots
+#               (python3-torch, python3-matplotlib)
 #   --no-build  install packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,12 +17,13 @@ packages=(
   pocketsphinx                               # pocketsphinx_continuous, the STT peer we compare with
   libfftw3-dev                               # float reference front end (tests, training)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
+  libeigen3-dev                              # float reference of the keyword spotter (tests)
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
 )
 build=1
 for arg in "$@"; do
   case "$arg" in
-    --training) packages+=(python3-torch) ;;
+    --training) packages+=(python3-torch python3-matplotlib) ;;
     --no-build) build=0 ;;
     *) echo "setup.sh: unknown argument $arg (expected --training, --no-build)" >&2; exit 2 ;;
   esac

@@ -43,17 +43,22 @@ Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
   c.threshold_q15 = static_cast<int32_t>(config.Float("kws.threshold") * 32767.0 + 0.5);
   c.refractory_frames = static_cast<int>(config.Int("kws.refractory_ms") / 10);
   c.max_hold_frames = static_cast<int>(config.Int("kws.max_hold_ms") / 10);
+  c.smooth_frames = std::max(1, static_cast<int>(config.Int("kws.smooth_ms") / 10));
   return c;
 }
 
-KwsSession::KwsSession(std::shared_ptr<const KwsModel> model)
+KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config)
     : model_(std::move(model)),
       scratch_(model_->mlp().MakeScratch()),
       mean_q8_(static_cast<size_t>(model_->pooled_bands())),
-      stack_(model_->pooled_bands(), std::vector<int32_t>(model_->context().begin(), model_->context().end())) {}
+      stack_(model_->pooled_bands(),
+             std::vector<int32_t>(model_->context().begin(), model_->context().end())),
+      recent_q15_(static_cast<size_t>(std::max(1, config.smooth_frames))) {}
 
 void KwsSession::Reset() {
   stack_.Reset();
+  std::fill(recent_q15_.begin(), recent_q15_.end(), 0);
+  recent_sum_q15_ = 0;
   primed_ = false;
 }
 
@@ -68,7 +73,18 @@ uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
   }
   primed_ = true;
   stack_.Commit();
-  return model_->mlp().Run(stack_.Stack(stack_.committed() - 1), scratch_);
+  const uint16_t network_q15 = model_->mlp().Run(stack_.Stack(stack_.committed() - 1), scratch_);
+  // The ring holds the scores of the last n hops (zeros before the first): n * 32767 < 2^31.
+  const auto n = static_cast<int32_t>(recent_q15_.size());
+  uint16_t& slot = recent_q15_[static_cast<size_t>((stack_.committed() - 1) % n)];
+  recent_sum_q15_ += int32_t{network_q15} - slot;
+  slot = network_q15;
+  return static_cast<uint16_t>((recent_sum_q15_ + n / 2) / n);
+}
+
+uint16_t KwsSession::last_network_score() const {
+  const auto n = static_cast<int64_t>(recent_q15_.size());
+  return recent_q15_[static_cast<size_t>((stack_.committed() + n - 1) % n)];
 }
 
 }  // namespace earshot::kws

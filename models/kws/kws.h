@@ -48,6 +48,7 @@ struct KwsConfig {
   int32_t threshold_q15 = 26214;  // 0.8
   int refractory_frames = 100;    // no second wake within 1 s
   int max_hold_frames = 50;       // a wake at the latest this long after the score crossed
+  int smooth_frames = 1;          // the score is the mean of the network's last scores (1: none)
   static Result<KwsConfig> FromConfig(const config::Config& config);
 };
 
@@ -58,10 +59,13 @@ struct Wake {
 
 class KwsSession {
  public:
-  explicit KwsSession(std::shared_ptr<const KwsModel> model);
+  // Only config.smooth_frames matters to a session; detection is WakeDetector's (detector.h).
+  KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config);
 
-  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15).
+  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15): the mean of the network's
+  // scores over the last smooth_frames hops (posterior smoothing), rounded.
   uint16_t Process(std::span<const int16_t> logmel_db_q8);
+  uint16_t last_network_score() const;  // the newest hop's score before smoothing
   void Reset();
   std::span<const int8_t> last_inputs() const { return stack_.Newest(); }
 
@@ -71,6 +75,8 @@ class KwsSession {
   std::vector<int32_t> mean_q8_;
   bool primed_ = false;
   models::ContextStack stack_;
+  std::vector<uint16_t> recent_q15_;  // the network's last smooth_frames scores, a ring
+  int32_t recent_sum_q15_ = 0;
 };
 
 }  // namespace earshot::kws

@@ -3,6 +3,8 @@
 # against false accepts per hour over the background speech, DET curve as TSV and PNG.
 # Usage: tools/eval/kws_eval.sh EVAL_DIR [OUT_DIR] [COND] [-- earshot kws options...]
 #   EVAL_DIR: the output of `build_eval_audio.py --out EVAL_DIR --only ww`; COND: noisy (default) or clean
+# Environment: KWS_BG_LIST replaces the background list (e.g. the 10 hours of kws_bg10h.py);
+#   EARSHOT_BIN the earshot binary (default build/tools/earshot); KWS_NAME the curve's name.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 eval_dir=$1; shift
@@ -10,13 +12,16 @@ out=${1:-out/kws_eval}; [ $# -gt 0 ] && shift
 cond=${1:-noisy}; [ $# -gt 0 ] && shift
 [ "${1:-}" = "--" ] && shift
 scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}/ww_score.py
-earshot=$root/build/tools/earshot
-for kind in pos bg; do
-  mkdir -p "$out/$kind"
-  while IFS=$'\t' read -r id path; do
-    "$earshot" kws "$@" "$path" > "$out/$kind/$id.tsv"
-  done < "$eval_dir/ww/${kind}_$cond.list"
-done
+earshot=${EARSHOT_BIN:-$root/build/tools/earshot}
+bg_list=${KWS_BG_LIST:-$eval_dir/ww/bg_$cond.list}
+mkdir -p "$out/pos" "$out/bg"
+while IFS=$'\t' read -r id path; do
+  "$earshot" kws "$@" "$path" > "$out/pos/$id.tsv"
+done < <(grep '^computer_' "$eval_dir/ww/pos_$cond.list")
+while IFS=$'\t' read -r id path; do
+  "$earshot" kws "$@" "$path" > "$out/bg/$id.tsv"
+done < "$bg_list"
 /usr/bin/python3 "$scorer" --keyword computer --pos-prefix computer_ \
-  --pos-list "$eval_dir/ww/pos_$cond.list" --bg-list "$eval_dir/ww/bg_$cond.list" \
-  --pos-scores "$out/pos" --bg-scores "$out/bg" --name earshot --plot --out-prefix "$out/computer_$cond"
+  --pos-list "$eval_dir/ww/pos_$cond.list" --bg-list "$bg_list" \
+  --pos-scores "$out/pos" --bg-scores "$out/bg" --name "${KWS_NAME:-earshot}" --plot \
+  --out-prefix "$out/computer_$cond"

@@ -1,91 +1,134 @@
 #!/usr/bin/python3
-"""Trains earshot's keyword spotter for "computer": an int8 MLP over one second of the device's
-log-mel frames (the integer transform of kws_input.py), scored every 10 ms hop.
+"""Trains earshot's keyword spotters for "computer": a large int8 MLP over 1.1 s of the device's
+log-mel frames (the integer transform of kws_input.py), and a small one derived from it by
+structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
-                                [--out models/kws/computer.eshm] [--hidden 64,32] [--streams 280]
+           [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
+           [--streams 300] [--epochs 3] [--ablation-dir DIR]
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
-each placed at a random offset, with gain, noise at 0-20 dB SNR (a quarter clean) and rir/
-reverberation. Negatives: speech/ (LibriSpeech), kws/train, the other wake words (snowboy,
-view_glass) and kws_aux/fsdd, mixed the same way. Targets: 1 on the hops from 30 ms before to
-120 ms after the keyword's last voiced frame, ignored on the rest of the keyword, 0 elsewhere.
-Seeded: the same data give the same model.
+each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
+SNR. Negatives: speech/ (LibriSpeech, half the negative clips), kws/train, the other wake words
+(snowboy, view_glass) and kws_aux/fsdd, mixed the same way; stt/ is left out (the evaluation's
+background). Targets: 1 on the hops from 30 ms before to 120 ms after the keyword's last voiced
+frame, ignored on the rest of the keyword, 0 elsewhere.
+Large: 56 frames (every 2nd of the last 1.1 s) x 20 bands -> 96 -> 48 -> 1, dropout 0.2, a few
+epochs (with 208 keyword clips, longer training only memorises them); then its false accepts on
+extra negative streams are mined and training goes on with them. Small: every 4th frame and the
+most important hidden units of the large one (structured pruning), fine-tuned with the large one
+as teacher (knowledge distillation). Outputs: Q4 logits, score = sigmoid(logit / 4).
+Seeded: the same data give the same models.
 """
 import argparse
 import os
 import sys
-import time
 
 import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import audio_io  # noqa: E402
 import kws_input  # noqa: E402
+import kws_model  # noqa: E402
 import vad_export  # noqa: E402
-from augment import NoiseBank, active_power, is_dev, list_audio, read_rirs, reverberate  # noqa: E402
-from mlp_train import auc, float_weights, open_log, train_mlp  # noqa: E402
+from augment import NoiseBank, is_dev, list_audio, read_rirs  # noqa: E402
+from kws_data import Sources, make_set  # noqa: E402
+from mlp_train import open_log  # noqa: E402
 
 SEED = 20261123
 INPUT_SCALE = 1.0 / 32
 KEYWORD = "computer"
+LARGE_CONTEXT = tuple(range(-110, 1, 2))  # 56 frames
+SMALL_CONTEXT = tuple(range(-108, 1, 4))  # 28 frames, a subset of the large one's
+LOGIT_Q = 4  # output logits in Q4 (+-64)
+TEMPERATURE = 4.0  # score = sigmoid(logit / 4): distinct Q15 scores up to a logit of about 41
+POS_WEIGHT = 20.0  # about 1 hop in 100 is a keyword end
+DROPOUT = 0.2  # the large model (only 208 keyword clips to learn from): less overfitting
 
 
-def keyword_span(x):
-    """First and last voiced 10 ms frame of a keyword clip (the eval protocol's 40 dB rule)."""
-    lab = audio_io.speech_labels(x)
-    idx = np.flatnonzero(lab)
-    return (idx[0], idx[-1]) if len(idx) else (0, len(lab) - 1)
+def split_sources(data, dev):
+    keep = lambda files: [f for f in files if is_dev(f) == dev]  # noqa: E731
+    others = []
+    for sub in ("kws/train", "wakeword/snowboy", "wakeword/view_glass", "kws_aux/fsdd/train"):
+        others += list_audio(data, sub)
+    return Sources(keep(list_audio(data, "wakeword/computer/train")), keep(list_audio(data, "speech")),
+                   keep(others))
 
 
-def build_stream(rng, positives, negatives, rirs, noise, cache, n_pos, n_neg):
-    pieces, targets = [], []
-    items = [True] * n_pos + [False] * n_neg
-    rng.shuffle(items)
-    for positive in items:
-        gap = int(rng.uniform(0.1, 0.8) * 100) * audio_io.HOP
-        pieces.append(np.zeros(gap))
-        targets.append(np.zeros(gap // audio_io.HOP))
-        pool = positives if positive else negatives
-        path = pool[rng.integers(0, len(pool))]
-        if path not in cache:
-            cache[path] = audio_io.read_audio(path).astype(np.float64)
-        x = cache[path] * 10 ** (rng.uniform(-12, 6) / 20)
-        span = keyword_span(x) if positive else None
-        if rirs and rng.uniform() < 0.25:
-            x = reverberate(x, rirs[rng.integers(0, len(rirs))])
-        n = (len(x) + audio_io.HOP - 1) // audio_io.HOP * audio_io.HOP
-        xp = np.zeros(n)
-        xp[:len(x)] = x
-        t = np.zeros(n // audio_io.HOP)
-        if positive:
-            first, last = span
-            t[first:min(len(t), last + 30)] = -1          # partial keyword: not scored
-            t[max(0, last - 3):min(len(t), last + 13)] = 1
-        pieces.append(xp)
-        targets.append(t)
-    s = np.concatenate(pieces)
-    y = np.concatenate(targets)
-    if rng.uniform() < 0.75 and active_power(s) > 0:
-        snr = rng.uniform(0, 20)
-        s = s + noise.sample(len(s)) * np.sqrt(active_power(s) / 10 ** (snr / 10))
-    return s, y
+class Dev:
+    """The dev streams and the metrics logged while training."""
+
+    def __init__(self, x, y, context_cols=None):
+        self.x = x if context_cols is None else np.ascontiguousarray(x[:, context_cols])
+        self.y = y
+
+    def float_metrics(self, model):
+        p = 1 / (1 + np.exp(-kws_model.logits(model, self.x, INPUT_SCALE) / TEMPERATURE))
+        return self.describe(p)
+
+    def int_metrics(self, q):
+        return self.describe(vad_export.run_int(q, self.x).astype(np.float64))
+
+    def describe(self, scores):
+        miss0, miss1 = kws_model.detection(scores, self.y, 360000)
+        return f"dev miss {100 * miss0:.1f}% at 0 FA, {100 * miss1:.1f}% at <= 1 FA/h"
 
 
-def make_set(args, rng, positives, negatives, rirs, noise, n_streams, log):
-    xs, ys = [], []
-    cache = {}
-    t0 = time.time()
-    for _ in range(n_streams):
-        s, y = build_stream(rng, positives, negatives, rirs, noise, cache, 3, 5)
-        mel = audio_io.logmel(args.earshot, s)
-        xs.append(kws_input.stack_context(kws_input.frame_inputs(mel)))
-        ys.append(y[:len(mel)])
-    x, y = np.concatenate(xs), np.concatenate(ys).astype(np.float32)
-    log(f"  {n_streams} streams, {len(y) / 100 / 60:.1f} min, {int((y > 0).sum())} positive hops, "
-        f"built in {time.time() - t0:.0f} s")
-    return x, y
+def export(path, model, context, calibration, log, dev, what):
+    q = vad_export.quantize(kws_model.weights(model), INPUT_SCALE, calibration, context,
+                            logit_q=LOGIT_Q, temperature=TEMPERATURE)
+    items = [("context", np.array(context, np.int32)),
+             ("kws_transform", np.array(kws_input.TRANSFORM, np.int32))] + vad_export.mlp_tensors(q)
+    vad_export.write_tensors(path, "kws-mlp", items)
+    n = sum(w.size for w, _ in kws_model.weights(model))
+    log(f"{what}: int8 {dev.int_metrics(q)}; {n} weights, wrote {path} ({os.path.getsize(path)} bytes)")
+
+
+def train_large(args, x, y, xm, ym, dev, log):
+    hidden = tuple(int(v) for v in args.hidden.split(","))
+    log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
+    torch.manual_seed(SEED)
+    model = kws_model.make_mlp((x.shape[1], *hidden, 1), dropout=DROPOUT)
+    kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, input_scale=INPUT_SCALE,
+                    pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics)
+    xh, yh = kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, 0.05)
+    log(f"hard negatives: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; training on")
+    x2, y2 = np.concatenate([x, xh]), np.concatenate([y, yh])
+    kws_model.train(model, x2, y2, args.mine_epochs, seed=SEED + 1, lr=3e-4,
+                    input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics)
+    return model, x2, y2
+
+
+def train_small(args, large, x, y, dev_small, log):
+    """Prune the large model to the small shape, then fine-tune with it as teacher; with
+    --ablation-dir, also the steps' alternatives (from scratch, pruned alone, hard targets only)."""
+    frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
+    hidden = tuple(int(v) for v in args.small_hidden.split(","))
+    small, cols = kws_model.prune(large, x, INPUT_SCALE, frame_keep, kws_input.POOLED, hidden)
+    xs = np.ascontiguousarray(x[:, cols])
+    log(f"small: {len(SMALL_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
+    variants = {}
+    if args.ablation_dir:
+        log("  pruned, not fine-tuned: " + dev_small.float_metrics(small))
+        variants["pruned"] = kws_model.make_mlp((xs.shape[1], *hidden, 1))
+        variants["pruned"].load_state_dict(small.state_dict())
+        torch.manual_seed(SEED)
+        scratch = kws_model.make_mlp((xs.shape[1], *hidden, 1))
+        log("  from scratch, hard targets:")
+        variants["scratch"] = kws_model.train(scratch, xs, y, args.epochs, seed=SEED, lr=1e-3,
+                                              input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log,
+                                              evaluate=dev_small.float_metrics)
+        hard = kws_model.make_mlp((xs.shape[1], *hidden, 1))
+        hard.load_state_dict(small.state_dict())
+        log("  pruned, fine-tuned on hard targets:")
+        variants["pruned_hard"] = kws_model.train(hard, xs, y, args.small_epochs, seed=SEED, lr=3e-4,
+                                                  input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT,
+                                                  log=log, evaluate=dev_small.float_metrics)
+    teacher = kws_model.logits(large, x, INPUT_SCALE)
+    log("  pruned, fine-tuned with the large model as teacher (the bundled small model):")
+    kws_model.train(small, xs, y, args.small_epochs, seed=SEED, lr=3e-4, input_scale=INPUT_SCALE,
+                    pos_weight=POS_WEIGHT, log=log, teacher_logits=teacher, evaluate=dev_small.float_metrics)
+    return small, xs, variants
 
 
 def main():
@@ -95,42 +138,42 @@ def main():
     p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
     p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
+    p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "kws", "computer_train.log"))
-    p.add_argument("--hidden", default="64,32")
-    p.add_argument("--streams", type=int, default=280)
-    p.add_argument("--epochs", type=int, default=10)
+    p.add_argument("--hidden", default="96,48")
+    p.add_argument("--small-hidden", default="56,32")
+    p.add_argument("--streams", type=int, default=300)
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--mine-epochs", type=int, default=2)
+    p.add_argument("--small-epochs", type=int, default=2)
+    p.add_argument("--ablation-dir", help="also write the small model's alternatives here")
     args = p.parse_args()
-    hidden = tuple(int(v) for v in args.hidden.split(","))
     torch.set_num_threads(1)
     log = open_log(args.log)
-
     rng = np.random.default_rng(SEED)
-    positives = list_audio(args.data, "wakeword/computer/train")
-    negatives = []
-    for sub in ("speech", "kws/train", "wakeword/snowboy", "wakeword/view_glass", "kws_aux/fsdd/train"):
-        negatives += list_audio(args.data, sub)
-    rirs = read_rirs(args.data)
-    noise = NoiseBank(args.data, rng)
-    split = lambda files, dev: [f for f in files if is_dev(f) == dev]  # noqa: E731
-    log(f"KWS '{KEYWORD}' training, seed {SEED}: {len(split(positives, False))} train / "
-        f"{len(split(positives, True))} dev keyword clips, {len(negatives)} negative files")
-    x, y = make_set(args, rng, split(positives, False), split(negatives, False), rirs, noise,
-                    args.streams, log)
-    xd, yd = make_set(args, rng, split(positives, True), split(negatives, True), rirs, noise,
-                      max(2, args.streams // 10), log)
-    log(f"model: {len(kws_input.CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
-    # About 1 hop in 100 is a keyword end: weigh those 20 to 1.
-    model = train_mlp(x, y, xd, yd, hidden, args.epochs, seed=SEED, lr=1e-3, input_scale=INPUT_SCALE,
-                      log=log, pos_weight=20.0, metric="dev hop AUC")
-    weights = float_weights(model)
-    q = vad_export.quantize(weights, INPUT_SCALE, x[y >= 0][::11], kws_input.CONTEXT)
-    dkeep = yd >= 0
-    log(f"int8 model: dev hop AUC {auc(vad_export.run_int(q, xd[dkeep]).astype(np.float64), yd[dkeep]):.4f}, "
-        f"{sum(w.size for w, _ in weights)} weights")
-    items = [("context", np.array(kws_input.CONTEXT, np.int32)),
-             ("kws_transform", np.array(kws_input.TRANSFORM, np.int32))] + vad_export.mlp_tensors(q)
-    vad_export.write_tensors(args.out, "kws-mlp", items)
-    log(f"wrote {args.out} ({os.path.getsize(args.out)} bytes)")
+    train_src, dev_src = split_sources(args.data, False), split_sources(args.data, True)
+    rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
+    log(f"KWS '{KEYWORD}' training, seed {SEED}: {len(train_src.positives)} train / "
+        f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + {len(train_src.others)} "
+        f"negative files")
+    x, y = make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log)
+    xd, yd = make_set(args.earshot, rng, dev_src, rirs, noise, max(2, args.streams // 8), LARGE_CONTEXT,
+                      log, neg_stride=1)
+    log("negative streams to mine:")
+    xm, ym = make_set(args.earshot, rng, train_src, rirs, noise, max(2, args.streams // 2), LARGE_CONTEXT,
+                      log, n_pos=0, n_neg=8)
+    dev = Dev(xd, yd)
+    large, x, y = train_large(args, x, y, xm, ym, dev, log)
+    calibration = x[y >= 0][::11]
+    export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
+    frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
+    cols = np.concatenate([np.arange(f * kws_input.POOLED, (f + 1) * kws_input.POOLED) for f in frame_keep])
+    dev_small = Dev(xd, yd, cols)
+    small, xs, variants = train_small(args, large, x, y, dev_small, log)
+    for name, model in variants.items():
+        export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, SMALL_CONTEXT,
+               xs[y >= 0][::11], log, dev_small, f"small ({name})")
+    export(args.small_out, small, SMALL_CONTEXT, xs[y >= 0][::11], log, dev_small, "small")
 
 
 if __name__ == "__main__":

@@ -6,8 +6,12 @@ Layer l, input a (int8 >= 0, real value a * s_in), weights W (float, [out, in]):
   acc = sum_i W_q[o, i] a[i] + b_q[o], b_q = round(b / (s_w[o] s_in))          (int32)
   hidden: a'[o] = clamp((acc * mult[o] + 2^(shift[o]-1)) >> shift[o], 0, 127)  (ReLU, int8)
           with mult / 2^shift = s_w[o] s_in / s_out, mult in [2^30, 2^31)
-  output: z = same requantisation to a Q6 logit, clamped to [-1024, 1023];
-          score_q15 = sigmoid_q15[z + 1024], sigmoid_q15[k] = round(32767 / (1 + e^(-(k-1024)/64)))
+  output: z = same requantisation to a logit in Q(logit_q), clamped to [-1024, 1023];
+          score_q15 = sigmoid_q15[z + 1024],
+          sigmoid_q15[k] = round(32767 / (1 + e^(-(k-1024) / 2^logit_q / temperature)))
+  The VAD uses Q6 logits (+-16) and temperature 1. The keyword spotter uses Q4 logits (+-64) and
+  temperature 4, so that its scores near 1 stay distinguishable (a plain sigmoid reaches 32767 at
+  a logit of 10.4, and hard negatives scored there could not be told from keywords).
 """
 import struct
 import zlib
@@ -44,7 +48,7 @@ def requantize(acc, mult, shift):
     return (acc.astype(np.int64) * mult + (np.int64(1) << (shift - 1))) >> shift
 
 
-def quantize(weights, input_scale, calibration, context):
+def quantize(weights, input_scale, calibration, context, logit_q=LOGIT_Q, temperature=1.0):
     """weights: [(W, b)] float per layer; calibration: int8 model inputs to size activations."""
     layers = []
     s_in = input_scale
@@ -58,13 +62,14 @@ def quantize(weights, input_scale, calibration, context):
         b_q = np.round(b / (s_w * s_in)).astype(np.int64)
         assert np.abs(b_q).max() < 2 ** 31
         a = np.maximum(a @ w.T + b, 0)
-        s_out = 1.0 / 2 ** LOGIT_Q if last else max(np.percentile(a, 99.99), 1e-6) / 127
+        s_out = 1.0 / 2 ** logit_q if last else max(np.percentile(a, 99.99), 1e-6) / 127
         mults, shifts = zip(*(multiplier(s_w[o] * s_in / s_out) for o in range(len(s_w))))
         layers.append(dict(weight=w_q, bias=b_q.astype(np.int32), mult=np.array(mults, np.int32),
                            shift=np.array(shifts, np.int32)))
         s_in = s_out
     k = np.arange(2 * LOGIT_HALF_RANGE)
-    sigmoid = np.round(32767 / (1 + np.exp(-(k - LOGIT_HALF_RANGE) / 2 ** LOGIT_Q))).astype(np.uint16)
+    logit = (k - LOGIT_HALF_RANGE) / 2 ** logit_q / temperature
+    sigmoid = np.round(32767 / (1 + np.exp(-logit))).astype(np.uint16)
     return dict(layers=layers, sigmoid=sigmoid, context=tuple(context))
 
 

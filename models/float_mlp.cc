@@ -1,0 +1,50 @@
+#include "models/float_mlp.h"
+
+#include <cmath>
+
+namespace earshot::models {
+
+FloatMlp::FloatMlp(const Int8Mlp& mlp) {
+  for (const Int8Dense& d : mlp.layers()) {
+    Layer l{Eigen::MatrixXd(d.outputs, d.inputs), Eigen::VectorXd(d.outputs)};
+    for (int o = 0; o < d.outputs; ++o) {
+      // (acc * mult + 2^(shift-1)) >> shift is acc * mult / 2^shift, rounded.
+      const double scale = d.mult[o] / std::ldexp(1.0, d.shift[o]);
+      for (int i = 0; i < d.inputs; ++i) {
+        l.weight(o, i) = d.weight[static_cast<size_t>(o) * d.inputs + i] * scale;
+      }
+      l.bias(o) = d.bias[o] * scale;
+    }
+    layers_.push_back(std::move(l));
+  }
+}
+
+double FloatMlp::Logit(std::span<const int8_t> input) const {
+  Eigen::VectorXd a(static_cast<Eigen::Index>(input.size()));
+  for (size_t i = 0; i < input.size(); ++i) a(static_cast<Eigen::Index>(i)) = input[i];
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    a = layers_[l].weight * a + layers_[l].bias;
+    if (l + 1 < layers_.size()) a = a.cwiseMax(0.0).cwiseMin(127.0);  // ReLU, int8 saturation
+  }
+  return a(0);
+}
+
+double FloatMlp::ErrorBound() const {
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(layers_.front().weight.cols());  // inputs are exact
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    e = layers_[l].weight.cwiseAbs() * e;
+    e.array() += 0.5;
+  }
+  return e(0);
+}
+
+double FloatMlp::ErrorRms() const {
+  Eigen::VectorXd var = Eigen::VectorXd::Zero(layers_.front().weight.cols());
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    var = layers_[l].weight.cwiseAbs2() * var;
+    var.array() += 1.0 / 12.0;
+  }
+  return std::sqrt(var(0));
+}
+
+}  // namespace earshot::models

@@ -1,0 +1,39 @@
+// FloatMlp: the float reference of an Int8Mlp, on Eigen, for tests of the int8 engine. Each layer's
+// int8 weights and int32 bias are taken at their real scale (times the requantisation factor
+// mult / 2^shift, so every layer's output is in units of its int8 quantum, the last one's in the
+// logit's quantum); activations are kept in float (no rounding), with the ReLU and the int8
+// engine's saturation at 127 quanta. The int8 engine differs from it only by the rounding of each
+// hidden activation to a whole quantum, which ErrorBound() propagates through the layers.
+#pragma once
+
+#include <Eigen/Dense>
+#include <span>
+#include <vector>
+
+#include "models/int8_mlp.h"
+
+namespace earshot::models {
+
+class FloatMlp {
+ public:
+  explicit FloatMlp(const Int8Mlp& mlp);
+
+  // The output logit in the model's Q-format (not clamped) of one int8 input vector.
+  double Logit(std::span<const int8_t> input) const;
+  // The largest |int8 logit - float logit| rounding can cause: each hidden activation is off by at
+  // most half a quantum, and layer l + 1 turns errors e into |W| e + 1/2 (ReLU and the clamp are
+  // 1-Lipschitz); plus half a quantum for the output's own rounding.
+  double ErrorBound() const;
+  // The error's expected size when the roundings are independent and uniform over +-1/2 quantum
+  // (variance 1/12 each, carried by W squared): the root mean square a test can hold the engine to.
+  double ErrorRms() const;
+
+ private:
+  struct Layer {
+    Eigen::MatrixXd weight;  // [outputs][inputs], real scale in output quanta per input quantum
+    Eigen::VectorXd bias;
+  };
+  std::vector<Layer> layers_;
+};
+
+}  // namespace earshot::models

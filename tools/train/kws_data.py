@@ -1,0 +1,100 @@
+"""Training streams for the keyword spotter: keyword clips and negatives in gaps, augmented (gain,
+speed, reverberation, noise), their per-hop targets, and the model inputs computed by the device's
+own front end (`earshot features`) and kws_input's integer transform."""
+import time
+
+import numpy as np
+
+import audio_io
+import kws_input
+from augment import active_power, reverberate
+
+
+def keyword_span(x):
+    """First and last voiced 10 ms frame of a keyword clip (the eval protocol's 40 dB rule)."""
+    lab = audio_io.speech_labels(x)
+    idx = np.flatnonzero(lab)
+    return (idx[0], idx[-1]) if len(idx) else (0, len(lab) - 1)
+
+
+def change_speed(x, factor):
+    """x played `factor` times faster (tempo and pitch together, as sox's `speed`), by linear
+    interpolation."""
+    n = int(len(x) / factor)
+    return np.interp(np.arange(n) * factor, np.arange(len(x)), x)
+
+
+class Sources:
+    """The clips a stream draws from: keyword clips, LibriSpeech read speech (the background the
+    device hears most) and the other negatives (command words, other wake words, digits)."""
+
+    def __init__(self, positives, speech, others):
+        self.positives, self.speech, self.others = positives, speech, others
+        self.cache = {}
+
+    def read(self, path):
+        if path not in self.cache:
+            self.cache[path] = audio_io.read_audio(path).astype(np.float64)
+        return self.cache[path]
+
+    def pick(self, rng, kind):
+        pool = {"pos": self.positives, "speech": self.speech, "other": self.others}[kind]
+        return self.read(pool[rng.integers(0, len(pool))])
+
+
+def place(rng, x, positive, rirs):
+    """One clip, augmented, padded to whole hops, and its targets: 1 on the hops from 30 ms before
+    to 120 ms after the keyword's last voiced frame, -1 (not scored) on the rest of the keyword."""
+    x = x * 10 ** (rng.uniform(-12, 6) / 20)
+    if positive:
+        x = change_speed(x, rng.uniform(0.88, 1.12))
+        first, last = keyword_span(x)
+    if rirs and rng.uniform() < 0.3:
+        x = reverberate(x, rirs[rng.integers(0, len(rirs))])
+    n = (len(x) + audio_io.HOP - 1) // audio_io.HOP * audio_io.HOP
+    xp = np.zeros(n)
+    xp[:len(x)] = x
+    t = np.zeros(n // audio_io.HOP)
+    if positive:
+        t[first:min(len(t), last + 30)] = -1
+        t[max(0, last - 3):min(len(t), last + 13)] = 1
+    return xp, t
+
+
+def build_stream(rng, sources, rirs, noise, n_pos, n_neg):
+    """Clips in random order with 0.1-0.8 s gaps; speech negatives half the time; noise at 0-20 dB
+    SNR on 80% of the streams."""
+    kinds = ["pos"] * n_pos + [("speech" if rng.uniform() < 0.5 else "other") for _ in range(n_neg)]
+    rng.shuffle(kinds)
+    pieces, targets = [], []
+    for kind in kinds:
+        gap = int(rng.uniform(0.1, 0.8) * 100) * audio_io.HOP
+        pieces.append(np.zeros(gap))
+        targets.append(np.zeros(gap // audio_io.HOP))
+        xp, t = place(rng, sources.pick(rng, kind), kind == "pos", rirs)
+        pieces.append(xp)
+        targets.append(t)
+    s, y = np.concatenate(pieces), np.concatenate(targets)
+    if rng.uniform() < 0.8 and active_power(s) > 0:
+        snr = rng.uniform(0, 20)
+        s = s + noise.sample(len(s)) * np.sqrt(active_power(s) / 10 ** (snr / 10))
+    return s, y
+
+
+def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=3, n_neg=6,
+             neg_stride=3):
+    """Model inputs (int8 rows) and targets of n_streams streams. Negative hops far from a keyword
+    are kept one in `neg_stride` (neighbouring hops are nearly the same input)."""
+    xs, ys = [], []
+    t0 = time.time()
+    for _ in range(n_streams):
+        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg)
+        mel = audio_io.logmel(earshot, s)
+        y = y[:len(mel)]
+        keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)
+        xs.append(kws_input.stack_context(kws_input.frame_inputs(mel), context)[keep])
+        ys.append(y[keep])
+    x, y = np.concatenate(xs), np.concatenate(ys).astype(np.float32)
+    log(f"  {n_streams} streams, {len(y) / 100 / 60 * neg_stride:.0f} min, {len(y)} rows, "
+        f"{int((y > 0).sum())} positive hops, built in {time.time() - t0:.0f} s")
+    return x, y

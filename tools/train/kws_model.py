@@ -1,0 +1,148 @@
+"""The keyword spotter's float model and how it is trained: an MLP over int8 rows (kept int8 in
+memory, converted per batch), binary cross-entropy on the keyword-end targets with an optional
+teacher (knowledge distillation), hard-negative mining, structured pruning of whole input frames
+and hidden units, and the detection metrics followed on the dev streams. Seeded."""
+import numpy as np
+import torch
+
+BATCH = 512
+
+
+def make_mlp(dims, dropout=0.0):
+    """Linear layers with ReLU between them (and dropout after each ReLU while training)."""
+    layers = []
+    for i in range(len(dims) - 1):
+        layers.append(torch.nn.Linear(dims[i], dims[i + 1]))
+        if i < len(dims) - 2:
+            layers.append(torch.nn.ReLU())
+            if dropout > 0:
+                layers.append(torch.nn.Dropout(dropout))
+    return torch.nn.Sequential(*layers)
+
+
+def logits(model, x, input_scale, batch=8192):
+    """Float logits of int8 rows x (numpy), in batches."""
+    model.eval()
+    out = []
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            xb = torch.from_numpy(x[i:i + batch]).float() * input_scale
+            out.append(model(xb).squeeze(1).numpy())
+    return np.concatenate(out) if out else np.zeros(0, np.float32)
+
+
+def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teacher_logits=None,
+          kd_alpha=0.5, kd_temperature=2.0, evaluate=None):
+    """Adam with cosine decay on rows with y >= 0. With teacher_logits, the loss mixes the hard
+    targets (1 - kd_alpha) with the teacher's softened probabilities (kd_alpha, temperature T,
+    scaled by T^2 as in Hinton et al. 2015)."""
+    keep = np.flatnonzero(y >= 0)
+    xt = torch.from_numpy(x)
+    yt = torch.from_numpy(y)
+    tt = None if teacher_logits is None else torch.from_numpy(teacher_logits.astype(np.float32))
+    opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-5)
+    sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    gen = torch.Generator().manual_seed(seed)
+    keep_t = torch.from_numpy(keep)
+    for epoch in range(epochs):
+        model.train()
+        perm = keep_t[torch.randperm(len(keep_t), generator=gen)]
+        total = 0.0
+        for i in range(0, len(perm), BATCH):
+            idx = perm[i:i + BATCH]
+            z = model(xt[idx].float() * input_scale).squeeze(1)
+            target = yt[idx]
+            w = torch.where(target > 0.5, pos_weight, 1.0)
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(z, target, weight=w)
+            if tt is not None:
+                t = kd_temperature
+                soft = torch.sigmoid(tt[idx] / t)
+                kd = torch.nn.functional.binary_cross_entropy_with_logits(z / t, soft, weight=w)
+                loss = (1 - kd_alpha) * loss + kd_alpha * t * t * kd
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total += loss.item() * len(idx)
+        sched.step()
+        msg = f"  epoch {epoch + 1}: train loss {total / len(keep):.4f}"
+        log(msg + (", " + evaluate(model) if evaluate else ""))
+    return model
+
+
+def mine_hard_negatives(model, x, y, input_scale, min_prob):
+    """Rows of negative streams the model scores at or above min_prob (its false accepts to be)."""
+    p = 1 / (1 + np.exp(-logits(model, x, input_scale)))
+    hard = (y == 0) & (p >= min_prob)
+    return x[hard], y[hard]
+
+
+def weights(model):
+    """[(W, b)] of the model's linear layers, float64, for quantisation."""
+    return [(m.weight.detach().numpy().astype(np.float64), m.bias.detach().numpy().astype(np.float64))
+            for m in model if isinstance(m, torch.nn.Linear)]
+
+
+def prune(model, x, input_scale, frame_keep, band_count, hidden_keep):
+    """A smaller MLP cut from `model`: the input frames at positions frame_keep (whole frames of
+    band_count inputs) and, per hidden layer, the hidden_keep[l] units of largest importance (mean
+    activation on x times the norm of the unit's outgoing weights). Returns the model and the kept
+    input columns."""
+    model.eval()
+    lin = [m for m in model if isinstance(m, torch.nn.Linear)]
+    cols = np.concatenate([np.arange(f * band_count, (f + 1) * band_count) for f in frame_keep])
+    with torch.no_grad():
+        a = torch.from_numpy(x[::7]).float() * input_scale
+        keep_in = torch.from_numpy(cols)
+        new = []
+        for li, layer in enumerate(lin):
+            w, b = layer.weight[:, keep_in], layer.bias
+            if li < len(lin) - 1:
+                act = torch.relu(a @ layer.weight.T + layer.bias)
+                importance = act.mean(0) * lin[li + 1].weight.norm(dim=0)
+                keep_out = torch.sort(torch.argsort(importance, descending=True)[:hidden_keep[li]]).values
+                a = act
+            else:
+                keep_out = torch.arange(w.shape[0])
+            small = torch.nn.Linear(len(keep_in), len(keep_out))
+            small.weight.copy_(w[keep_out])
+            small.bias.copy_(b[keep_out])
+            new.append(small)
+            keep_in = keep_out
+    layers = []
+    for i, layer in enumerate(new):
+        layers.append(layer)
+        if i < len(new) - 1:
+            layers.append(torch.nn.ReLU())
+    return torch.nn.Sequential(*layers), cols
+
+
+def detection(scores, y, hops_per_hour, merge_hops=100):
+    """Keyword instances (runs of y != 0 holding a 1) detected when their maximum score reaches a
+    threshold; false accepts are runs of y == 0 hops at or above it, merged within merge_hops.
+    Returns (miss rate at 0 false accepts, miss rate at <= 1 false accept per hour)."""
+    inst, start = [], None
+    for i, v in enumerate(np.append(y, 0)):
+        if v != 0 and start is None:
+            start = i
+        elif v == 0 and start is not None:
+            if (y[start:i] > 0).any():
+                inst.append(scores[start:i].max())
+            start = None
+    inst = np.array(inst)
+    neg = np.flatnonzero(y == 0)
+    neg_scores = scores[neg]
+    hours = len(neg) / hops_per_hour
+
+    def false_accepts(th):
+        hits = neg[neg_scores >= th]
+        return 0 if len(hits) == 0 else 1 + int((np.diff(hits) > merge_hops).sum())
+
+    top = neg_scores.max() if len(neg) else 0
+    miss0 = float((inst <= top).mean())
+    cands = np.unique(np.concatenate([inst, [top + 1e-6]]))
+    miss1 = 1.0
+    for th in cands:  # ascending: the first threshold within 1 FA/h has the fewest misses
+        if false_accepts(th) <= hours:
+            miss1 = float((inst < th).mean())
+            break
+    return miss0, miss1
