@@ -2,6 +2,8 @@
 // wait doubling from daemon.reopen_min_ms to daemon.reopen_max_ms; the loop keeps serving D-Bus
 // meanwhile. The ALSA ring (daemon.alsa_buffer_ms) and the FrameQueue together absorb a stalled
 // pipeline; beyond that the device overruns, which is counted as an xrun and recovered.
+#include <sys/epoll.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -37,7 +39,12 @@ class AlsaInput final : public Input {
 
   void Resume() override {
     paused_ = false;
-    if (source_) Drain();
+    if (!source_) return;
+    if (pace_timer_) {
+      sd_event_source_set_enabled(pace_timer_.get(), SD_EVENT_ON);
+    } else {
+      Drain(kNoLimit);
+    }
   }
   uint64_t xruns() const override { return xruns_before_ + (source_ ? source_->xruns() : 0); }
   uint64_t reopens() const override { return reopens_; }
@@ -47,19 +54,25 @@ class AlsaInput final : public Input {
   }
 
  private:
+  static constexpr int kNoLimit = 1 << 30;
   int Attach(std::unique_ptr<audio::AlsaSource> source);
+  int AttachTimer();
   void Detach();
-  void Drain();
+  int Drain(int limit);
   void Lost(const Error& error);
   void ScheduleReopen();
   static int OnIo(sd_event_source* s, int fd, uint32_t revents, void* userdata);
   static int OnReopen(sd_event_source* s, uint64_t usec, void* userdata);
+  static int OnPace(sd_event_source* s, uint64_t usec, void* userdata);
 
   sd_event* event_;
   InputHooks hooks_;
   audio::AlsaOptions options_;
   std::unique_ptr<audio::AlsaSource> source_;
   std::vector<EventSourcePtr> io_;
+  EventSourcePtr pace_timer_;  // for PCMs whose descriptors epoll cannot watch
+  uint64_t paced_since_usec_ = 0;
+  int64_t paced_frames_ = 0;
   EventSourcePtr reopen_timer_;
   uint64_t reopen_min_usec_ = 0, reopen_max_usec_ = 0, reopen_wait_usec_ = 0;
   uint64_t xruns_before_ = 0;  // xruns of the sources closed so far
@@ -71,7 +84,10 @@ int AlsaInput::Attach(std::unique_ptr<audio::AlsaSource> source) {
   source_ = std::move(source);
   for (const pollfd& p : source_->poll_fds()) {
     sd_event_source* s = nullptr;
-    int r = sd_event_add_io(event_, &s, p.fd, static_cast<uint32_t>(p.events), OnIo, this);
+    // ALSA's events can include POLLNVAL, which epoll neither takes nor needs.
+    const uint32_t events = static_cast<uint32_t>(p.events) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLPRI);
+    int r = sd_event_add_io(event_, &s, p.fd, events, OnIo, this);
+    if (r == -EPERM) return AttachTimer();
     if (r < 0) {
       Detach();
       return r;
@@ -81,8 +97,38 @@ int AlsaInput::Attach(std::unique_ptr<audio::AlsaSource> source) {
   return 0;
 }
 
+// A descriptor that epoll refuses (a plain file or /dev/null, as ALSA's null and file plugins
+// give) is always ready by poll(2)'s rules: such a PCM is read at the pace of real time instead,
+// from a timer that fires every period.
+int AlsaInput::AttachTimer() {
+  io_.clear();
+  paced_since_usec_ = MonotonicUsec();
+  paced_frames_ = 0;
+  sd_event_source* s = nullptr;
+  const uint64_t period_usec = static_cast<uint64_t>(options_.period_ms) * 1000;
+  int r = sd_event_add_time_relative(event_, &s, CLOCK_MONOTONIC, period_usec, 1000, OnPace, this);
+  if (r < 0) {
+    Detach();
+    return r;
+  }
+  pace_timer_.reset(s);
+  sd_event_source_set_enabled(s, SD_EVENT_ON);
+  return 0;
+}
+
+int AlsaInput::OnPace(sd_event_source* s, uint64_t, void* userdata) {
+  auto* self = static_cast<AlsaInput*>(userdata);
+  const uint64_t now = MonotonicUsec();
+  const auto due = static_cast<int64_t>((now - self->paced_since_usec_) / (audio::kFrameMs * 1000));
+  sd_event_source_set_time(s, now + static_cast<uint64_t>(self->options_.period_ms) * 1000);
+  if (!self->source_ || self->paused_) return 0;
+  self->paced_frames_ += self->Drain(static_cast<int>(due - self->paced_frames_));
+  return 0;
+}
+
 void AlsaInput::Detach() {
   io_.clear();
+  pace_timer_.reset();
   if (source_) xruns_before_ += source_->xruns();
   source_.reset();
 }
@@ -90,20 +136,23 @@ void AlsaInput::Detach() {
 int AlsaInput::OnIo(sd_event_source*, int fd, uint32_t revents, void* userdata) {
   auto* self = static_cast<AlsaInput*>(userdata);
   if (!self->source_ || self->paused_) return 0;
-  if (self->source_->Ready(fd, static_cast<short>(revents))) self->Drain();
+  if (self->source_->Ready(fd, static_cast<short>(revents))) self->Drain(kNoLimit);
   return 0;
 }
 
-// Reads what the device has into the queue; pauses (IO sources off) while the queue is full.
-void AlsaInput::Drain() {
+// Reads what the device has (at most `limit` frames) into the queue; pauses (sources off) while
+// the queue is full. Returns the frames queued.
+int AlsaInput::Drain(int limit) {
   const uint64_t xruns_seen = xruns();
   FrameQueue& queue = *hooks_.queue;
   const auto capacity = static_cast<int>(queue.stats().capacity);
-  for (;;) {
-    const int room = capacity - static_cast<int>(queue.size());
+  int queued = 0;
+  while (queued < limit) {
+    const int room = std::min(capacity - static_cast<int>(queue.size()), limit - queued);
     if (room <= 0) {
       paused_ = true;
       for (EventSourcePtr& s : io_) sd_event_source_set_enabled(s.get(), SD_EVENT_OFF);
+      if (pace_timer_) sd_event_source_set_enabled(pace_timer_.get(), SD_EVENT_OFF);
       hooks_.want_space();
       break;
     }
@@ -111,14 +160,16 @@ void AlsaInput::Drain() {
     Result<int> got = source_->Read(room, [&](const audio::Frame& f) { queue.Push(f, now); });
     if (!got.ok()) {
       Lost(got.error());
-      return;
+      return queued;
     }
+    queued += *got;
     if (*got < room) break;  // the device has nothing more now
   }
   if (!paused_) {
     for (EventSourcePtr& s : io_) sd_event_source_set_enabled(s.get(), SD_EVENT_ON);
   }
   if (xruns() != xruns_seen) hooks_.on_change();
+  return queued;
 }
 
 void AlsaInput::Lost(const Error& error) {
@@ -165,7 +216,7 @@ int AlsaInput::OnReopen(sd_event_source*, uint64_t, void* userdata) {
   ++self->reopens_;
   Log(LOG_NOTICE, "capture reopened: %s", self->source_->description().c_str());
   self->hooks_.on_change();
-  self->Drain();
+  if (!self->pace_timer_) self->Drain(kNoLimit);
   return 0;
 }
 

@@ -116,10 +116,6 @@ Status Manager::SetUpEvents() {
     if (r < 0) return Errno("cannot watch signal " + std::to_string(sig), r);
     sources_.emplace_back(s);
   }
-  if (config_.Bool("daemon.watchdog")) {
-    r = sd_event_set_watchdog(event_, true);  // pings WATCHDOG=1 when WATCHDOG_USEC asks for it
-    if (r < 0) return Errno("cannot set up the watchdog", r);
-  }
   worker_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   reload_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (worker_fd_ < 0 || reload_fd_ < 0) return Error{"eventfd: " + std::string(strerror(errno))};
@@ -166,6 +162,12 @@ Status Manager::StartInput() {
 int Manager::Run() {
   sd_notify(0, "READY=1");
   NotifyStatus();
+  if (config_.Bool("daemon.watchdog")) {
+    // From now on the loop sends WATCHDOG=1 at half the interval systemd asks for
+    // (WATCHDOG_USEC); a loop that stops turning stops the pings.
+    int r = sd_event_set_watchdog(event_, true);
+    if (r < 0) Log(LOG_WARNING, "cannot set up the watchdog: %s", strerror(-r));
+  }
   Log(LOG_INFO, "ready: input %s, bus %s", input_->description().c_str(), options_.bus.c_str());
   int r = sd_event_loop(event_);
   if (r < 0) {
