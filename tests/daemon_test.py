@@ -19,6 +19,7 @@ import sys
 import tempfile
 import threading
 import time
+import xml.etree.ElementTree as ET
 
 SRC = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAMPLE = os.path.join(SRC, "tools", "samples", "computer_request.flac")
@@ -147,6 +148,7 @@ def test_bus(earshotd, tmp):
 
 def bus_methods(bus, events, log, config):
     check("startup ProfileChanged", bus.expect(is_signal("ProfileChanged", "performance")))
+    check_interface_xml()
     check("SetProfile saver", call("SetProfile", "s", "saver").returncode == 0)
     check("ProfileChanged saver", bus.expect(is_signal("ProfileChanged", "saver", "requested")))
     check("PropertiesChanged Profile", bus.expect(
@@ -180,6 +182,41 @@ def bus_methods(bus, events, log, config):
     check("models reloaded", log.expect(lambda l: "models reloaded" in l))
 
 
+def interface_members(xml_text):
+    """{(kind, name): signature} of io.earshot.Pipeline1 in an introspection document."""
+    root = ET.fromstring(xml_text)
+    iface = next(i for i in root.iter("interface") if i.get("name") == PATH_IFACE)
+    members = {}
+    for node in iface:
+        if node.tag == "property":
+            members[("property", node.get("name"))] = node.get("type")
+        elif node.tag in ("method", "signal"):
+            members[(node.tag, node.get("name"))] = ",".join(
+                f"{a.get('direction', 'out')}:{a.get('type')}" for a in node.iter("arg"))
+    return members
+
+
+def check_interface_xml():
+    got = busctl("introspect", "--xml-interface", NAME, OBJECT)
+    with open(os.path.join(SRC, "config", "io.earshot.Pipeline1.xml")) as f:
+        shipped = interface_members(f.read())
+    live = interface_members(got.stdout) if got.returncode == 0 else {}
+    check("config/io.earshot.Pipeline1.xml is the live interface", shipped == live,
+          f"{sorted(set(shipped.items()) ^ set(live.items()))}")
+
+
+def check_stats():
+    got = call("GetStats")
+    stats = dict(re.findall(r'"([a-z_]+)" [a-z] ("[^"]*"|\S+)', got.stdout))
+    print("GetStats after the first request:", got.stdout.strip(), flush=True)
+    check("stats: one wake, one request", stats.get("wakes") == "1" and
+          stats.get("requests") == "1", str(stats))
+    check("stats: STT ran", int(stats.get("stt_frames", "0")) > 0, str(stats))
+    check("stats: queue high-water mark within capacity",
+          0 < int(stats.get("queue_high_water_frames", "0")) <=
+          int(stats.get("queue_capacity_frames", "0")), str(stats))
+
+
 def bus_requests(bus, started_usec):
     order = ["SpeechStarted", "WakeWord", "Transcript", "SpeechEnded"]
     for member in order:
@@ -196,6 +233,7 @@ def bus_requests(bus, started_usec):
             check("WakeWord monotonic time", started_usec < usec <= now, f"{usec} vs {now}")
         if member == "Transcript":
             check("final transcript has words", got["payload"]["data"][0].strip() != "")
+    check_stats()
     check("Mute", call("Mute").returncode == 0)
     check("StateChanged muted", bus.expect(is_signal("StateChanged", "muted")))
     got = busctl("get-property", NAME, OBJECT, PATH_IFACE, "Muted")
