@@ -67,7 +67,8 @@ Status AlsaSource::Configure(const AlsaOptions& options) {
       break;
     }
   }
-  if (chosen == nullptr) return Error{"ALSA device " + device_ + ": offers none of S16, S32, FLOAT"};
+  if (chosen == nullptr)
+    return Error{"ALSA device " + device_ + ": offers none of S16, S32, FLOAT"};
   snd_pcm_hw_params_set_format(pcm_, raw_params, chosen->alsa);
   format_ = chosen->format;
   unsigned channels = 1;

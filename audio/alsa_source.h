@@ -27,8 +27,8 @@ namespace earshot::audio {
 
 struct AlsaOptions {
   std::string device = "default";
-  int buffer_ms = 500;                      // ALSA ring requested from the device
-  int period_ms = 20;                       // wake-up interval
+  int buffer_ms = 500;                     // ALSA ring requested from the device
+  int period_ms = 20;                      // wake-up interval
   std::string resampler_quality = "high";  // libsoxr recipe
 };
 
@@ -72,8 +72,8 @@ class AlsaSource {
   int channels_ = 1;
   size_t period_frames_ = 0;
   std::vector<pollfd> fds_;
-  std::vector<uint8_t> raw_;    // one period as the device delivers it
-  std::vector<float> floats_;   // the same, as floats in [-1, 1)
+  std::vector<uint8_t> raw_;   // one period as the device delivers it
+  std::vector<float> floats_;  // the same, as floats in [-1, 1)
   std::unique_ptr<Converter> converter_;
   std::vector<int16_t> pending_;  // converted samples not yet handed out as a frame
   uint64_t xruns_ = 0;

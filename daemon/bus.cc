@@ -116,7 +116,8 @@ int AppendStats(sd_bus_message* reply, const DaemonStats& s) {
   if (r >= 0) r = AppendStage(reply, "stt", p.stt);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "wakes", "x", p.wakes);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "requests", "x", p.requests);
-  if (r >= 0) r = AppendEntry<int64_t>(reply, "stt_end_nanoseconds_max", "x", p.stt_end_nanoseconds_max);
+  if (r >= 0)
+    r = AppendEntry<int64_t>(reply, "stt_end_nanoseconds_max", "x", p.stt_end_nanoseconds_max);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "queue_capacity_frames", "x", s.queue.capacity);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "queue_high_water_frames", "x", s.queue.high_water);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "input_frames", "x", s.queue.pushed);
@@ -155,8 +156,7 @@ const sd_bus_vtable kVtable[] = {
     SD_BUS_METHOD_WITH_NAMES("SetProfile", "s", SD_BUS_PARAM(profile), "", , MethodSetProfile,
                              kOpen),
     SD_BUS_METHOD("Reload", "", "", MethodReload, kOpen),
-    SD_BUS_METHOD_WITH_NAMES("GetStats", "", , "a{sv}", SD_BUS_PARAM(stats), MethodGetStats,
-                             kOpen),
+    SD_BUS_METHOD_WITH_NAMES("GetStats", "", , "a{sv}", SD_BUS_PARAM(stats), MethodGetStats, kOpen),
     SD_BUS_SIGNAL_WITH_NAMES("SpeechStarted", "t", SD_BUS_PARAM(monotonic_usec), 0),
     SD_BUS_SIGNAL_WITH_NAMES("SpeechEnded", "t", SD_BUS_PARAM(monotonic_usec), 0),
     SD_BUS_SIGNAL_WITH_NAMES("WakeWord", "sdt",

@@ -45,7 +45,8 @@ void FrameQueue::Close() {
 std::optional<FrameQueue::Item> FrameQueue::Pop() {
   std::unique_lock lock(mutex_);
   ready_.wait(lock, [this] {
-    return count_ > 0 || closed_ || (!commands_.empty() && commands_.front().before_frame <= popped_);
+    return count_ > 0 || closed_ ||
+           (!commands_.empty() && commands_.front().before_frame <= popped_);
   });
   if (!commands_.empty() && commands_.front().before_frame <= popped_) {
     Item item;

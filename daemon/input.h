@@ -51,7 +51,7 @@ Result<std::unique_ptr<Input>> MakeInput(std::string_view spec, const config::Co
 
 std::unique_ptr<Input> MakeAlsaInput(std::string device, const config::Config& config,
                                      sd_event* event, InputHooks hooks);
-std::unique_ptr<Input> MakeWavInput(std::string path, const config::Config& config,
-                                    sd_event* event, InputHooks hooks);
+std::unique_ptr<Input> MakeWavInput(std::string path, const config::Config& config, sd_event* event,
+                                    InputHooks hooks);
 
 }  // namespace earshot::daemon

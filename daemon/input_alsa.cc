@@ -32,7 +32,8 @@ class AlsaInput final : public Input {
     auto source = audio::AlsaSource::Open(options_);
     if (!source.ok()) return source.error();
     int r = Attach(std::move(source).value());
-    if (r < 0) return Error{"ALSA device " + options_.device + ": cannot watch it: " + strerror(-r)};
+    if (r < 0)
+      return Error{"ALSA device " + options_.device + ": cannot watch it: " + strerror(-r)};
     Log(LOG_INFO, "capturing from %s", source_->description().c_str());
     return OkStatus();
   }
@@ -85,7 +86,8 @@ int AlsaInput::Attach(std::unique_ptr<audio::AlsaSource> source) {
   for (const pollfd& p : source_->poll_fds()) {
     sd_event_source* s = nullptr;
     // ALSA's events can include POLLNVAL, which epoll neither takes nor needs.
-    const uint32_t events = static_cast<uint32_t>(p.events) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLPRI);
+    const uint32_t events =
+        static_cast<uint32_t>(p.events) & (EPOLLIN | EPOLLOUT | EPOLLERR | EPOLLPRI);
     int r = sd_event_add_io(event_, &s, p.fd, events, OnIo, this);
     if (r == -EPERM) return AttachTimer();
     if (r < 0) {

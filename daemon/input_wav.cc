@@ -29,12 +29,14 @@ class WavInput final : public Input {
     file_ = std::move(file).value();
     start_usec_ = MonotonicUsec();
     sd_event_source* s = nullptr;
-    int r = realtime_ ? sd_event_add_time(event_, &s, CLOCK_MONOTONIC, start_usec_, 1000, OnTick, this)
-                      : sd_event_add_defer(event_, &s, OnDefer, this);
+    int r = realtime_
+                ? sd_event_add_time(event_, &s, CLOCK_MONOTONIC, start_usec_, 1000, OnTick, this)
+                : sd_event_add_defer(event_, &s, OnDefer, this);
     if (r < 0) return Error{path_ + ": cannot schedule playback: " + strerror(-r)};
     source_.reset(s);
     sd_event_source_set_enabled(s, realtime_ ? SD_EVENT_ONESHOT : SD_EVENT_ON);
-    Log(LOG_INFO, "playing %s (%s)", path_.c_str(), realtime_ ? "real time" : "as fast as possible");
+    Log(LOG_INFO, "playing %s (%s)", path_.c_str(),
+        realtime_ ? "real time" : "as fast as possible");
     return OkStatus();
   }
 
@@ -106,8 +108,8 @@ int WavInput::OnDefer(sd_event_source*, void* userdata) {
 
 }  // namespace
 
-std::unique_ptr<Input> MakeWavInput(std::string path, const config::Config& config,
-                                    sd_event* event, InputHooks hooks) {
+std::unique_ptr<Input> MakeWavInput(std::string path, const config::Config& config, sd_event* event,
+                                    InputHooks hooks) {
   return std::make_unique<WavInput>(std::move(path), config, event, std::move(hooks));
 }
 

@@ -82,7 +82,8 @@ Status Manager::Init() {
   const auto queue_frames = static_cast<size_t>(config_.Int("daemon.queue_ms") / audio::kFrameMs);
   queue_ = std::make_unique<FrameQueue>(queue_frames);
   worker_ = std::make_unique<PipelineWorker>(queue_.get(), worker_fd_);
-  auto pipeline = statemachine::Pipeline::Create(config_, std::move(models).value(), worker_->sink());
+  auto pipeline =
+      statemachine::Pipeline::Create(config_, std::move(models).value(), worker_->sink());
   if (!pipeline.ok()) return pipeline.error();
   worker_->Start(std::move(pipeline).value());
   s = SetUpBus();
@@ -134,7 +135,8 @@ Status Manager::SetUpBus() {
   int r = BusOpen(options_.bus, &bus_);
   if (r < 0) return Errno("cannot connect to the " + options_.bus + " bus", r);
   r = BusRegister(this, bus_);
-  if (r < 0) return Errno(std::string("cannot publish ") + kBusName + " on the " + options_.bus + " bus", r);
+  if (r < 0)
+    return Errno(std::string("cannot publish ") + kBusName + " on the " + options_.bus + " bus", r);
   r = sd_bus_attach_event(bus_, event_, SD_EVENT_PRIORITY_NORMAL);
   if (r < 0) return Errno("cannot attach the bus to the loop", r);
   return OkStatus();
@@ -235,9 +237,7 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
   if (bus_) BusEmitEvent(bus_, event, monotonic_usec);
 }
 
-void Manager::NotifyStatus() {
-  sd_notifyf(0, "STATUS=%s", StateInWords(state_));
-}
+void Manager::NotifyStatus() { sd_notifyf(0, "STATUS=%s", StateInWords(state_)); }
 
 double Manager::Now() const { return static_cast<double>(worker_->stats().frames) / 100.0; }
 

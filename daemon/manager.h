@@ -33,7 +33,7 @@ namespace earshot::daemon {
 // earshotd's command line (DESIGN.md).
 struct DaemonOptions {
   std::string config_path;
-  std::string input;  // empty: daemon.input
+  std::string input;           // empty: daemon.input
   std::string bus = "system";  // system | session | none
   std::string events;          // empty: none; "-": stdout
   std::string sysfs_root = "/sys";

@@ -41,9 +41,15 @@ void PipelineWorker::Loop() {
 
 void PipelineWorker::Apply(Command& command) {
   switch (command.kind) {
-    case Command::Kind::kMute: pipeline_->Mute(); break;
-    case Command::Kind::kUnmute: pipeline_->Unmute(); break;
-    case Command::Kind::kSwapModels: pipeline_->SwapModels(std::move(command.models)); break;
+    case Command::Kind::kMute:
+      pipeline_->Mute();
+      break;
+    case Command::Kind::kUnmute:
+      pipeline_->Unmute();
+      break;
+    case Command::Kind::kSwapModels:
+      pipeline_->SwapModels(std::move(command.models));
+      break;
     case Command::Kind::kFinish:
       pipeline_->Finish();
       {
@@ -66,6 +72,7 @@ void PipelineWorker::Emit(const Event& event) {
   const uint64_t at = static_cast<uint64_t>(std::max<int64_t>(0, now - behind_usec));
   {
     std::lock_guard lock(mutex_);
+    stats_ = pipeline_->stats();  // whoever sees the event sees the counters that include it
     outbox_.push_back(Outgoing{event, at});
   }
   Notify();
