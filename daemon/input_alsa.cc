@@ -170,7 +170,11 @@ int AlsaInput::Drain(int limit) {
   if (!paused_) {
     for (EventSourcePtr& s : io_) sd_event_source_set_enabled(s.get(), SD_EVENT_ON);
   }
-  if (xruns() != xruns_seen) hooks_.on_change();
+  if (xruns() != xruns_seen) {
+    Log(LOG_WARNING, "%s: overrun recovered (%llu so far)", options_.device.c_str(),
+        static_cast<unsigned long long>(xruns()));
+    hooks_.on_change();
+  }
   return queued;
 }
 

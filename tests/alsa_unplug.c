@@ -3,8 +3,9 @@
  * ALSA's file and null plugins never fail once open, so nothing in ALSA itself can play a USB
  * microphone being pulled out. Preloaded into earshotd (LD_PRELOAD), this library makes the real
  * snd_pcm_readi fail with -ENODEV, and snd_pcm_open with -ENODEV, while the file named by
- * EARSHOT_TEST_UNPLUGGED exists: the errors a vanished USB device gives. Everything else goes to
- * the real libasound; the daemon's capture code runs unchanged. */
+ * EARSHOT_TEST_UNPLUGGED exists: the errors a vanished USB device gives. When the file named by
+ * EARSHOT_TEST_XRUN exists, one read fails with -EPIPE (an overrun) and the file is removed.
+ * Everything else goes to the real libasound; the daemon's capture code runs unchanged. */
 #define _GNU_SOURCE
 #include <alsa/asoundlib.h>
 #include <dlfcn.h>
@@ -30,5 +31,7 @@ snd_pcm_sframes_t snd_pcm_readi(snd_pcm_t* pcm, void* buffer, snd_pcm_uframes_t 
   static readi_fn real_readi = NULL;
   if (real_readi == NULL) real_readi = (readi_fn)dlsym(RTLD_NEXT, "snd_pcm_readi");
   if (unplugged()) return -ENODEV;
+  const char* xrun = getenv("EARSHOT_TEST_XRUN");
+  if (xrun != NULL && unlink(xrun) == 0) return -EPIPE;
   return real_readi(pcm, buffer, size);
 }

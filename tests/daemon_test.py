@@ -3,7 +3,8 @@
 
   daemon_test.py bus EARSHOTD          under dbus-run-session: signals, properties, methods, errors
   daemon_test.py notify EARSHOTD       sd_notify: READY=1, STATUS=, WATCHDOG=1, STOPPING=1, exit 0
-  daemon_test.py alsa EARSHOTD UNPLUG  ALSA file plugin on a known recording; unplug and replug
+  daemon_test.py alsa EARSHOTD UNPLUG  ALSA file plugin on a known recording; an overrun; unplug
+                                       and replug
 
 Nothing waits by sleeping: every wait is for a line, a message or a datagram, with a deadline
 (EARSHOT_TEST_TIMEOUT seconds, 120 by default) after which the check fails.
@@ -315,9 +316,9 @@ def expect_request(events, what):
 
 
 def test_alsa(earshotd, tmp, unplug_library):
-    unplugged = os.path.join(tmp, "unplugged")
+    unplugged, xrun = os.path.join(tmp, "unplugged"), os.path.join(tmp, "xrun")
     env = dict(os.environ, ALSA_CONFIG_PATH=alsa_config(tmp), LD_PRELOAD=unplug_library,
-               EARSHOT_TEST_UNPLUGGED=unplugged,
+               EARSHOT_TEST_UNPLUGGED=unplugged, EARSHOT_TEST_XRUN=xrun,
                ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
     daemon = subprocess.Popen([earshotd, "--bus", "session", "--input", "alsa:earshot_test",
                                "--events", "-"], env=env,
@@ -326,6 +327,10 @@ def test_alsa(earshotd, tmp, unplug_library):
     try:
         check("capture opened", log.expect(lambda l: "capturing from earshot_test" in l))
         expect_request(events, "ALSA capture")
+        open(xrun, "w").close()
+        check("overrun recovered", log.expect(lambda l: "overrun recovered (1 so far)" in l))
+        got = busctl("get-property", NAME, OBJECT, PATH_IFACE, "Xruns")
+        check("Xruns property counts it", got.stdout.strip() == "t 1", got.stdout + got.stderr)
         open(unplugged, "w").close()
         check("device loss noticed", log.expect(lambda l: "No such device; reopening" in l))
         check("retries with back-off", log.expect(lambda l: "next try in" in l))
