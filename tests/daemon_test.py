@@ -112,6 +112,16 @@ def is_signal(member, *data):
     return match
 
 
+def dump_threads(pid):
+    """Where a daemon that stopped answering is, when gdb is there to say."""
+    try:
+        out = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt 25"],
+                             capture_output=True, text=True, timeout=60).stdout
+        print("\n".join(l for l in out.splitlines() if l.startswith(("#", "Thread"))))
+    except (OSError, subprocess.TimeoutExpired):
+        pass
+
+
 def stop(process):
     if process.poll() is None:
         process.kill()
@@ -171,6 +181,12 @@ def bus_methods(bus, events, log, config):
     check("SetProfile wrong type refused", call("SetProfile", "i", "3").returncode != 0)
     check("Mute with an argument refused", call("Mute", "s", "x").returncode != 0)
     check("unknown method refused", call("Frobnicate").returncode != 0)
+    second = subprocess.run([os.environ["EARSHOTD"], "--bus", "session", "--input",
+                             "wav:" + SAMPLE], capture_output=True, text=True, timeout=TIMEOUT)
+    check("a second daemon: exit 1", second.returncode == 1, str(second.returncode))
+    check("a second daemon: says the name is taken",
+          "cannot publish io.earshot.Pipeline1 on the session bus: File exists" in second.stderr,
+          second.stderr)
     stats = call("GetStats")
     check("GetStats after bad calls", stats.returncode == 0 and "queue_high_water_frames" in
           stats.stdout, stats.stderr)
@@ -257,7 +273,16 @@ def test_notify(earshotd, tmp):
     path = os.path.join(tmp, "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     sock.bind(path)
-    sock.settimeout(TIMEOUT)
+    # Read datagrams as they come, as systemd does: a full socket would block the daemon's sends.
+    datagrams = queue.Queue()
+
+    def read_socket():
+        while True:
+            try:
+                datagrams.put(sock.recv(4096).decode())
+            except OSError:
+                return
+    threading.Thread(target=read_socket, daemon=True).start()
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="400000")
     daemon = subprocess.Popen([earshotd, "--bus", "none", "--input", "wav:" + silence], env=env,
                               stderr=subprocess.PIPE, text=True)
@@ -265,10 +290,11 @@ def test_notify(earshotd, tmp):
     messages = []
 
     def receive(predicate):
+        deadline = time.monotonic() + TIMEOUT
         while True:
             try:
-                text = sock.recv(4096).decode()
-            except socket.timeout:
+                text = datagrams.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
                 return None
             messages.append(text)
             if predicate(text):
@@ -284,8 +310,12 @@ def test_notify(earshotd, tmp):
         pings = [receive(lambda t: "WATCHDOG=1" in t) for _ in range(4)]
         check("WATCHDOG=1 keeps arriving", all(pings), str(messages[-6:]))
         daemon.send_signal(signal.SIGHUP)
-        check("SIGHUP reloads", log.expect(lambda l: "models reloaded" in l))
-        check("WATCHDOG=1 after the reload", receive(lambda t: "WATCHDOG=1" in t))
+        if not check("SIGHUP reloads", log.expect(lambda l: "models reloaded" in l), str(log.seen)):
+            dump_threads(daemon.pid)
+        while not datagrams.empty():
+            messages.append(datagrams.get())
+        pings = [receive(lambda t: "WATCHDOG=1" in t) for _ in range(3)]
+        check("WATCHDOG=1 after the reload", all(pings))
         daemon.send_signal(signal.SIGTERM)
         check("STOPPING=1 on SIGTERM", receive(lambda t: "STOPPING=1" in t))
         check("exit 0 on SIGTERM", daemon.wait(timeout=TIMEOUT) == 0)
@@ -354,6 +384,7 @@ def test_alsa(earshotd, tmp, unplug_library):
 
 def main():
     mode, earshotd = sys.argv[1], os.path.abspath(sys.argv[2])
+    os.environ["EARSHOTD"] = earshotd
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "bus":
             test_bus(earshotd, tmp)
