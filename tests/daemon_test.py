@@ -369,11 +369,17 @@ def test_alsa(earshotd, tmp, unplug_library):
               '"capturing" b false' in stats.stdout, stats.stdout + stats.stderr)
         os.unlink(unplugged)
         check("device reopened", log.expect(lambda l: "capture reopened" in l))
-        expect_request(events, "after the replug")
         stats = call("GetStats")
         check("GetStats counts the reopen", '"reopens" t 1' in stats.stdout, stats.stdout)
+        # SIGTERM in the middle of a request: the request still ends with its final transcript.
+        check("after the replug: wake", events.expect(lambda e: e.get("event") == "wake"))
+        check("after the replug: a partial transcript", events.expect(
+            lambda e: e.get("event") == "transcript" and not e.get("final") and e.get("text")))
         daemon.send_signal(signal.SIGTERM)
-        check("exit 0", daemon.wait(timeout=TIMEOUT) == 0)
+        check("SIGTERM: the request's final transcript", events.expect(
+            lambda e: e.get("event") == "transcript" and e.get("final")))
+        check("SIGTERM: speech_end", events.expect(lambda e: e.get("event") == "speech_end"))
+        check("SIGTERM: exit 0", daemon.wait(timeout=TIMEOUT) == 0)
     finally:
         stop(daemon)
     bad = subprocess.run([earshotd, "--bus", "none", "--input", "alsa:no_such_pcm"], env=env,
