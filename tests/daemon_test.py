@@ -325,10 +325,10 @@ def test_notify(earshotd, tmp):
 
 
 # ---------------------------------------------------------------------------------------------
-def alsa_config(tmp):
+def alsa_config(tmp, sox_format=("-r", "16000", "-c", "1", "-e", "signed", "-b", "16")):
     """A capture PCM that reads a known recording: ALSA's file plugin over its null plugin."""
     raw = os.path.join(tmp, "request.raw")
-    sox(SAMPLE, "-t", "raw", "-r", "16000", "-c", "1", "-e", "signed", "-b", "16", raw)
+    sox(SAMPLE, "-t", "raw", *sox_format, raw)
     conf = os.path.join(tmp, "asound.conf")
     with open(conf, "w") as f:
         f.write('pcm.earshot_test {\n  type file\n  slave.pcm { type null }\n'
@@ -345,7 +345,31 @@ def expect_request(events, what):
             return
 
 
+def test_alsa_formats(earshotd, tmp, unplug_library):
+    """Devices that offer only 32-bit or float samples, several channels, 48 or 44.1 kHz."""
+    for fmt, channels, rate, encoding in (("S32", 2, 48000, "signed"),
+                                          ("FLOAT", 6, 44100, "floating-point")):
+        conf = alsa_config(tmp, ("-r", str(rate), "-c", str(channels), "-e", encoding, "-b", "32"))
+        env = dict(os.environ, ALSA_CONFIG_PATH=conf, LD_PRELOAD=unplug_library,
+                   EARSHOT_TEST_DEVICE_FORMAT=fmt, EARSHOT_TEST_DEVICE_CHANNELS=str(channels),
+                   EARSHOT_TEST_DEVICE_RATE=str(rate),
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+        daemon = subprocess.Popen([earshotd, "--bus", "none", "--input", "alsa:earshot_test",
+                                   "--events", "-"], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        events, log = Lines(daemon.stdout, json.loads), Lines(daemon.stderr)
+        what = f"{rate} Hz, {channels} channels, {fmt}"
+        try:
+            check(f"device opened as {what}", log.expect(lambda l: what in l), str(log.seen))
+            expect_request(events, what)
+            daemon.send_signal(signal.SIGTERM)
+            check(f"{what}: exit 0", daemon.wait(timeout=TIMEOUT) == 0)
+        finally:
+            stop(daemon)
+
+
 def test_alsa(earshotd, tmp, unplug_library):
+    test_alsa_formats(earshotd, tmp, unplug_library)
     unplugged, xrun = os.path.join(tmp, "unplugged"), os.path.join(tmp, "xrun")
     env = dict(os.environ, ALSA_CONFIG_PATH=alsa_config(tmp), LD_PRELOAD=unplug_library,
                EARSHOT_TEST_UNPLUGGED=unplugged, EARSHOT_TEST_XRUN=xrun,
