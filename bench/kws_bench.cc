@@ -37,7 +37,7 @@ void BM_Kws_Only(benchmark::State& state) {
     (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
     logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
   }
-  KwsSession session(*KwsModel::Load(kModel, features::FrontEndConfig{}), KwsConfig{});
+  KwsSession session(*KwsModel::Load(kModel, features::FrontEndConfig{}));
   const size_t frames = logmel.size() / 40;
   size_t frame = 0;
   for (auto _ : state) {
@@ -50,7 +50,7 @@ BENCHMARK(BM_Kws_Only);
 
 void BM_FrontEndPlusKws(benchmark::State& state) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  KwsSession session(*KwsModel::Load(kModel, features::FrontEndConfig{}), KwsConfig{});
+  KwsSession session(*KwsModel::Load(kModel, features::FrontEndConfig{}));
   const auto x = Audio();
   size_t pos = 0;
   for (auto _ : state) {

@@ -20,7 +20,7 @@ const char* const kUsage =
     "                      default: daemon.input\n"
     "  --bus B             system (default), session, or none\n"
     "  --events FILE|-     also write the events as JSON lines to FILE or stdout\n"
-    "  --sysfs-root DIR    where the governor reads power_supply and thermal (default /sys)\n"
+    "  --sysfs-root DIR    where the governor reads power_supply and thermal (governor.sysfs_root)\n"
     "  --print-config      print the effective configuration as TOML and exit\n"
     "\n"
     "Signals: SIGTERM/SIGINT finish the current event and exit 0; SIGHUP reloads the models.\n"

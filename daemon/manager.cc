@@ -71,8 +71,12 @@ Status Manager::Init() {
   if (!cfg.ok()) return cfg.error();
   config_ = std::move(cfg).value();
   if (options_.input.empty()) options_.input = config_.String("daemon.input");
-  if (!std::filesystem::is_directory(options_.sysfs_root)) {
-    return Error{"--sysfs-root " + options_.sysfs_root + ": not a directory"};
+  if (!options_.sysfs_root.empty()) {
+    if (!std::filesystem::is_directory(options_.sysfs_root)) {
+      return Error{"--sysfs-root " + options_.sysfs_root + ": not a directory"};
+    }
+    Status set = config_.Set("governor.sysfs_root", options_.sysfs_root);
+    if (!set.ok()) return set.error();
   }
   Status s = OpenEventsOutput();
   if (s.ok()) s = SetUpEvents();  // blocks the signals before any thread starts
@@ -89,7 +93,7 @@ Status Manager::Init() {
   s = SetUpBus();
   if (s.ok()) s = StartInput();
   if (!s.ok()) return s;
-  requested_profile_ = config_.String("daemon.profile");
+  requested_profile_ = config_.String("governor.profile");
   ApplyProfile(requested_profile_ == "auto" ? "performance" : requested_profile_, "startup");
   return OkStatus();
 }
@@ -219,6 +223,8 @@ void Manager::OnWorkerNotified() {
     input_->Resume();
   }
   if (worker_->finished()) {
+    // The worker pushed its last events before it said so: take those that came since.
+    for (const Outgoing& o : worker_->TakeEvents()) Publish(o.event, o.monotonic_usec);
     Log(LOG_INFO, "pipeline finished; exiting");
     sd_event_exit(event_, 0);
   }

@@ -36,7 +36,7 @@ struct DaemonOptions {
   std::string input;           // empty: daemon.input
   std::string bus = "system";  // system | session | none
   std::string events;          // empty: none; "-": stdout
-  std::string sysfs_root = "/sys";
+  std::string sysfs_root;      // empty: governor.sysfs_root
 };
 
 struct DaemonStats {

@@ -2,7 +2,7 @@
 
 #include <chrono>
 
-#include "config/paths.h"
+#include "statemachine/model_library.h"
 
 namespace earshot::statemachine {
 namespace {
@@ -46,24 +46,9 @@ Result<StageSet> StageSet::Parse(std::string_view text) {
 Result<PipelineModels> PipelineModels::Load(const config::Config& config,
                                             const features::FrontEndConfig& front_end,
                                             StageSet stages) {
-  PipelineModels models;
-  auto vad = vad::VadModel::Load(config::ModelPath(config, "vad.model", "vad/vad.eshm"), front_end);
-  if (!vad.ok()) return vad.error();
-  models.vad = std::move(vad).value();
-  if (stages.kws) {
-    auto kws = kws::KwsModel::Load(config::ModelPath(config, "kws.model", "kws/computer.eshm"),
-                                   front_end);
-    if (!kws.ok()) return kws.error();
-    models.kws = std::move(kws).value();
-  }
-  if (stages.kws && stages.stt) {
-    Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config);
-    if (!stt_config.ok()) return stt_config.error();
-    auto stt = stt::LoadModel(*stt_config);
-    if (!stt.ok()) return stt.error();
-    models.stt = std::move(stt).value();
-  }
-  return models;
+  ModelLibrary library(config, front_end, stages);
+  const SttSize stt = config.String("stt.profile") == "small" ? SttSize::kSmall : SttSize::kLarge;
+  return library.For(ProfileModels{KwsSize::kLarge, stt});
 }
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config, StageSet stages,
@@ -89,6 +74,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
   if (!kws_config.ok()) return kws_config.error();
   settings.kws = *kws_config;
   settings.endpoint = stt::EndpointConfig::FromConfig(config);
+  settings.endpoint.trail_frames = settings.vad.hangover_frames + settings.vad.smooth_half_frames;
   settings.preroll_frames = static_cast<int>(config.Int("audio.preroll_ms") / audio::kFrameMs);
   settings.partial_interval_frames =
       static_cast<int>(config.Int("stt.partial_interval_ms") / audio::kFrameMs);
@@ -105,9 +91,10 @@ Pipeline::Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels
       ring_(settings.preroll_frames + VadDelayFrames(*models_.vad, settings.vad),
             front_end_->config().mel_bands),
       vad_(models_.vad, settings.vad),
+      detector_(settings.kws),
       endpointer_(settings.endpoint) {
   decided_.reserve(64);
-  if (models_.kws) kws_ = std::make_unique<kws::KwsSession>(models_.kws, settings_.kws);
+  if (models_.kws) kws_ = std::make_unique<kws::KwsSession>(models_.kws);
   if (models_.stt) stt_ = models_.stt->NewSession();
 }
 
@@ -133,6 +120,7 @@ void Pipeline::Finish() {
   for (const vad::VadFrame& f : decided_) OnDecided(frame_base_ + f.index, f.speech);
   decided_.clear();
   const int64_t end = stats_.frames;
+  decided_end_ = end;
   if (state_ == State::kCommand) EndRequest(end - 1);
   if (speech_) {
     sink_->Emit(SpeechEndEvent{StartTime(end)});
@@ -162,15 +150,20 @@ void Pipeline::SwapModels(PipelineModels models) {
 }
 
 void Pipeline::OnDecided(int64_t k, bool speech) {
+  decided_end_ = k + 1;
   if (speech != speech_) OnSpeechChange(k, speech);
   if (state_ == State::kVoice) RunKeyword(k);
   else if (state_ == State::kCommand) RunCommand(k);
 }
 
 // In `command` the request is one stretch of speech whatever pauses it has: its end is the
-// endpoint's (EndRequest), not the VAD's.
+// endpoint's (EndRequest), not the VAD's. When speech ends during a keyword's run of high scores,
+// the keyword ended with it.
 void Pipeline::OnSpeechChange(int64_t k, bool speech) {
   speech_ = speech;
+  if (state_ == State::kVoice && !speech) {
+    if (std::optional<kws::Wake> wake = detector_.Flush()) OnWake(*wake, k - 1);
+  }
   if (state_ == State::kCommand) return;
   if (speech) sink_->Emit(SpeechStartEvent{StartTime(k)});
   else sink_->Emit(SpeechEndEvent{StartTime(k)});
@@ -182,31 +175,39 @@ void Pipeline::RunKeyword(int64_t k) {
   std::optional<kws::Wake> wake;
   {
     StageTimer timer(stats_.kws);
-    wake = kws_->Detect(kws_->Process(ring_.Row(k)));
+    wake = detector_.Push(k, kws_->Process(ring_.Row(k)));
   }
-  if (!wake) return;
+  if (wake) OnWake(*wake, k);
+}
+
+// A wake word that ended at wake.frame, found at frame k (>= wake.frame).
+void Pipeline::OnWake(const kws::Wake& wake, int64_t k) {
   ++stats_.wakes;
-  sink_->Emit(WakeEvent{EndTime(k), settings_.kws.keyword, wake->score_q15 / 32768.0});
-  Enter(Next(state_, Input::kWake, speech_), k, EndTime(k));
+  const double t = EndTime(wake.frame);
+  sink_->Emit(WakeEvent{t, settings_.kws.keyword, wake.score_q15 / 32767.0});
+  Enter(Next(state_, Input::kWake, speech_), k, t);
+  StartRequest(wake.frame + 1, k);
 }
 
 void Pipeline::RunCommand(int64_t k) {
-  if (k < request_start_) return;  // the keyword's own frames
-  if (stt_) {
-    StageTimer timer(stats_.stt);
-    Status fed = stt_->Feed(ring_.Samples(k));
-    if (!fed.ok()) {
-      sink_->Emit(ErrorEvent{EndTime(k), "stt", fed.error().message});
-      AbandonRequest();
-      Enter(Next(state_, Input::kEndpoint, speech_), k, EndTime(k));
-      return;
-    }
-  }
+  if (!FeedStt(k)) return;
   if (endpointer_.Push(speech_) == stt::EndReason::kNone) {
     EmitPartial(k);
     return;
   }
   EndRequest(k);
+}
+
+// Feeds frame k to the STT; on a decoder error the request is abandoned (false).
+bool Pipeline::FeedStt(int64_t k) {
+  if (!stt_) return true;
+  StageTimer timer(stats_.stt);
+  Status fed = stt_->Feed(ring_.Samples(k));
+  if (fed.ok()) return true;
+  sink_->Emit(ErrorEvent{EndTime(k), "stt", fed.error().message});
+  AbandonRequest();
+  Enter(Next(state_, Input::kEndpoint, speech_), k, EndTime(k));
+  return false;
 }
 
 void Pipeline::EmitPartial(int64_t k) {
@@ -237,7 +238,7 @@ void Pipeline::EndRequest(int64_t k) {
     stats_.stt_end_nanoseconds_max = std::max(stats_.stt_end_nanoseconds_max, waited);
     if (!result.ok()) {
       sink_->Emit(ErrorEvent{t, "stt", result.error().message});
-    } else if (!result->text.empty()) {
+    } else {  // final, if empty: the request ended without words
       const double offset = StartTime(request_start_);
       const double first = result->words.empty() ? 0.0 : result->words.front().start;
       const double last = result->words.empty() ? t - offset : result->words.back().end;
@@ -259,7 +260,6 @@ void Pipeline::Enter(State next, int64_t k, double t) {
   if (next == previous) return;
   state_ = next;
   if (next == State::kVoice) StartKeyword(k, previous == State::kIdle);
-  if (next == State::kCommand) StartRequest(k);
   sink_->Emit(StateEvent{t, std::string(StateName(next))});
   if (next == State::kIdle && pending_models_) ApplyPendingModels();
 }
@@ -269,6 +269,7 @@ void Pipeline::Enter(State next, int64_t k, double t) {
 void Pipeline::StartKeyword(int64_t k, bool with_preroll) {
   if (!kws_) return;
   kws_->Reset();
+  (void)detector_.Flush();  // a run cut short by a request or a mute is no wake
   if (!with_preroll) return;
   for (int64_t j = std::max(ring_.begin(), k - settings_.preroll_frames); j < k; ++j) {
     StageTimer timer(stats_.kws);
@@ -277,21 +278,29 @@ void Pipeline::StartKeyword(int64_t k, bool with_preroll) {
 }
 
 // The request starts with the frame after the keyword's end, so the keyword is not transcribed
-// and speech that follows it without a pause is.
-void Pipeline::StartRequest(int64_t k) {
-  request_start_ = k + 1;
+// and speech that follows it without a pause is; frames first..k were decided while the detector
+// waited for the keyword's end and are fed now.
+void Pipeline::StartRequest(int64_t first, int64_t k) {
+  request_start_ = first;
   endpointer_.Start();
   last_partial_.clear();
-  if (!stt_) return;
-  Status begun = stt_->Begin();
-  if (!begun.ok()) sink_->Emit(ErrorEvent{EndTime(k), "stt", begun.error().message});
+  if (stt_) {
+    Status begun = stt_->Begin();
+    if (!begun.ok()) {
+      sink_->Emit(ErrorEvent{EndTime(k), "stt", begun.error().message});
+      AbandonRequest();
+      Enter(Next(state_, Input::kEndpoint, speech_), k, EndTime(k));
+      return;
+    }
+  }
+  for (int64_t j = first; j <= k && state_ == State::kCommand; ++j) RunCommand(j);
 }
 
 void Pipeline::ApplyPendingModels() {
   models_.kws = pending_models_->kws;
   models_.stt = pending_models_->stt;
   pending_models_.reset();
-  kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws, settings_.kws) : nullptr;
+  kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws) : nullptr;
   stt_ = models_.stt ? models_.stt->NewSession() : nullptr;
 }
 
@@ -299,6 +308,7 @@ void Pipeline::ResetStreamState() {
   front_end_->Reset();
   vad_.Reset();
   frame_base_ = stats_.frames;
+  decided_end_ = frame_base_;
   ring_.Reset(frame_base_);
   speech_ = false;
 }

@@ -26,6 +26,7 @@
 #include "config/config.h"
 #include "config/result.h"
 #include "features/front_end.h"
+#include "models/kws/detector.h"
 #include "models/kws/kws.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/stt.h"
@@ -46,7 +47,8 @@ struct PipelineModels {
   std::shared_ptr<const vad::VadModel> vad;
   std::shared_ptr<const kws::KwsModel> kws;  // null when the keyword stage is off
   std::shared_ptr<const stt::SttModel> stt;  // null when the STT stage is off
-  // The models the config names (bundled ones where a path is empty), for the stages in `stages`.
+  // The models the config names (bundled ones where a path is empty), for the stages in `stages`:
+  // kws.model and the stt.profile, whatever the governor would choose.
   static Result<PipelineModels> Load(const config::Config& config,
                                      const features::FrontEndConfig& front_end, StageSet stages);
 };
@@ -84,6 +86,9 @@ class Pipeline {
 
   State state() const { return state_; }
   double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
+  // The stream time the events have reached (the VAD's delay behind time()): what another source
+  // of events on this stream (the governor) stamps its events with, to keep them in order.
+  double event_time() const { return static_cast<double>(decided_end_) / 100.0; }
   const PipelineStats& stats() const { return stats_; }
   const PipelineModels& models() const { return models_; }
 
@@ -101,13 +106,15 @@ class Pipeline {
   void OnDecided(int64_t k, bool speech);
   void OnSpeechChange(int64_t k, bool speech);
   void RunKeyword(int64_t k);
+  void OnWake(const kws::Wake& wake, int64_t k);
   void RunCommand(int64_t k);
   void EmitPartial(int64_t k);
   void EndRequest(int64_t k);
   void AbandonRequest();
   void Enter(State next, int64_t k, double t);
   void StartKeyword(int64_t k, bool with_preroll);
-  void StartRequest(int64_t k);
+  void StartRequest(int64_t first, int64_t k);
+  bool FeedStt(int64_t k);
   void ApplyPendingModels();
   void ResetStreamState();
 
@@ -121,6 +128,7 @@ class Pipeline {
   vad::VadSession vad_;
   std::vector<vad::VadFrame> decided_;
   std::unique_ptr<kws::KwsSession> kws_;
+  kws::WakeDetector detector_;
   std::unique_ptr<stt::SttSession> stt_;
   stt::Endpointer endpointer_;
 
@@ -128,6 +136,7 @@ class Pipeline {
   bool speech_ = false;        // the VAD's decision for the last decided frame
   int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
   int64_t request_start_ = 0;  // first frame fed to the STT
+  int64_t decided_end_ = 0;    // the last decided frame + 1
   std::string last_partial_;
   PipelineStats stats_;
 };

@@ -40,6 +40,14 @@ cp "$src/tools/samples/computer_request.flac" sample.flac
 check "run sample" status_is 0 "$earshot" run --stages vad,kws sample.flac
 check "run sample golden" diff -u "$src/tests/golden/run_sample.jsonl" out.txt
 check "run sample json" valid_json_lines out.txt
+# Two more goldens: two requests 2 s apart, and 3 s of pink noise then a tone (no speech).
+sox sample.flac -p pad 0 2 | sox - sample.flac two.flac
+sox -R -n -r 16000 -b 16 noise.wav synth 3 pinknoise vol 0.05 : synth 1 sine 1000 vol 0.3
+for f in two noise; do
+  ext=flac; [ $f = noise ] && ext=wav
+  check "run $f" status_is 0 "$earshot" run --stages vad,kws $f.$ext
+  check "run $f golden" diff -u "$src/tests/golden/run_$f.jsonl" out.txt
+done
 # With the STT: the cascade's events in order, the request's final transcript among them.
 check "run sample all stages" status_is 0 "$earshot" run sample.flac
 check "run sample all json" valid_json_lines out.txt
@@ -106,6 +114,30 @@ check "transcribe missing model" status_is 1 "$earshot" transcribe --set stt.aco
 check "transcribe missing model named" one_error_line_naming nohmm
 check "transcribe missing file" status_is 1 "$earshot" transcribe missing.wav
 check "transcribe missing file named" one_error_line_naming missing.wav
+
+# The governor on a sensor timeline: a profile event at the start and one when the battery drops.
+printf '# t battery_percent charging temp_c\n0 50 0 40\n2 15 0 -\n' >day.txt
+check "run --sensors" status_is 0 "$earshot" run --stages vad,kws --sensors day.txt \
+  --set governor.min_dwell_ms=1000 --set governor.poll_ms=100 \
+  --set governor.small_kws_model="$src/models/kws/computer.eshm" sample.flac
+check "run --sensors json" valid_json_lines out.txt
+check "profile events" test "$(grep -o '"profile": "[a-z]*"' out.txt | tr '\n' ' ')" = \
+  '"profile": "performance" "profile": "saver" '
+check "profile reason" grep -qF '"reason": "battery 15% discharging"' out.txt
+printf '0 fifty 0 40\n' >bad_day.txt
+check "run --sensors bad line" status_is 1 "$earshot" run --sensors bad_day.txt sample.flac
+check "bad timeline named" one_error_line_naming bad_day.txt
+check "run --sensors missing" status_is 1 "$earshot" run --sensors missing_day.txt sample.flac
+check "missing timeline named" one_error_line_naming missing_day.txt
+
+# Bench: per-stage counters; gated stages do no work on silence.
+check "bench" status_is 0 "$earshot" bench --stages vad,kws sample.flac
+check "bench lists the stages" test "$(cut -f1 out.txt | head -6 | tr '\n' ' ')" = "stage front_end vad kws stt total "
+check "bench: kws ran on the voice only" awk -F'\t' '$1=="kws" {k=$2} $1=="vad" {v=$2} END {exit !(k > 0 && k < v)}' out.txt
+sox -n -r 16000 -b 16 silence.wav trim 0 5
+check "bench silence" status_is 0 "$earshot" bench --repeat 2 silence.wav
+check "bench silence: kws and stt asleep" awk -F'\t' '$1=="kws" || $1=="stt" {s+=$2} $1=="vad" {v=$2} END {exit !(s == 0 && v == 1000)}' out.txt
+check "bench bad repeat" status_is 2 "$earshot" bench --repeat 0
 
 # Formats that work: each gives an audio line with what was read.
 sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5

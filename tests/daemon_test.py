@@ -402,7 +402,8 @@ def test_alsa(earshotd, tmp, unplug_library):
         daemon.send_signal(signal.SIGTERM)
         check("SIGTERM: the request's final transcript", events.expect(
             lambda e: e.get("event") == "transcript" and e.get("final")))
-        check("SIGTERM: speech_end", events.expect(lambda e: e.get("event") == "speech_end"))
+        check("SIGTERM: speech_end", events.expect(lambda e: e.get("event") == "speech_end"),
+              str(events.seen[-6:]))
         check("SIGTERM: exit 0", daemon.wait(timeout=TIMEOUT) == 0)
     finally:
         stop(daemon)

@@ -31,7 +31,7 @@ std::shared_ptr<const KwsModel> LoadModel() {
 TEST(Kws, BitExactWithTheTrainingReference) {
   auto model = LoadModel();
   ASSERT_NE(model, nullptr);
-  KwsSession session(model, KwsConfig{});
+  KwsSession session(model);
   std::ifstream in(kVectors);
   std::string text;
   int hops = 0;
@@ -71,23 +71,6 @@ TEST(Kws, RejectsOtherModelsAndFeatures) {
   auto wrong = KwsModel::Load(kModel, fe);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.error().message.find("features.mel_high_hz = 7600"), std::string::npos);
-}
-
-TEST(Kws, DetectionThresholdAndRefractory) {
-  KwsConfig config;
-  config.threshold_q15 = 20000;
-  config.refractory_frames = 3;
-  KwsSession session(LoadModel(), config);
-  auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  std::vector<int16_t> silence(160, 0);
-  const uint16_t scores[] = {100, 25000, 26000, 100, 30000, 100, 21000};
-  std::string wakes;
-  for (uint16_t s : scores) {
-    (*fe)->Process(silence);
-    session.Process((*fe)->logmel_db_q8());  // advances the hop count
-    wakes += session.Detect(s) ? '1' : '0';
-  }
-  EXPECT_EQ(wakes, "0100100");  // hops 2 and 6 fall within 3 hops of the previous wake
 }
 
 }  // namespace

@@ -44,6 +44,17 @@ TEST(Endpointer, NoSpeechTimeoutAndMaxLength) {
   EXPECT_TRUE(e.heard_speech());
 }
 
+TEST(Endpointer, TheKeywordsTrailIsNotTheRequest) {
+  Endpointer e(EndpointConfig{3, 100, 10, 4});
+  e.Start();
+  EXPECT_EQ(PushAll(e, "1111000000"), EndReason::kNoSpeech);  // the trail, then nothing
+  EXPECT_FALSE(e.heard_speech());
+  e.Start();
+  EXPECT_EQ(PushAll(e, "11111"), EndReason::kNone);  // speech goes on after the keyword
+  EXPECT_TRUE(e.heard_speech());
+  EXPECT_EQ(PushAll(e, "000"), EndReason::kSilence);
+}
+
 TEST(Endpointer, DefaultsFromConfigInMilliseconds) {
   const EndpointConfig c = EndpointConfig::FromConfig(config::Config::Defaults());
   EXPECT_EQ(c.endpoint_silence_frames, 70);

@@ -42,7 +42,7 @@ int Kws(const Args& command_args) {
     return kExitRuntime;
   }
   Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(*cfg);
-  kws::KwsSession session(*model, *kws_config);
+  kws::KwsSession session(*model);
   auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);

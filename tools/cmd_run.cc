@@ -4,7 +4,9 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "statemachine/governor_driver.h"
 #include "statemachine/json_sink.h"
+#include "statemachine/sensor_timeline.h"
 #include "statemachine/pipeline.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
@@ -14,7 +16,7 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: earshot run [--config F] [--set SECTION.KEY=VALUE]... [--print-config]\n"
-    "                   [--stages vad|vad,kws|all] [FILE...]\n"
+    "                   [--stages vad|vad,kws|all] [--sensors FILE | --sysfs-root DIR] [FILE...]\n"
     "\n"
     "Runs the cascade over each FILE (WAV, FLAC, any rate and channel count; converted to 16 kHz\n"
     "mono) and prints its events as JSON lines on stdout, stream time in seconds: the VAD's\n"
@@ -26,6 +28,11 @@ constexpr std::string_view kUsage =
     "  --config F          TOML configuration (see --print-config for every key)\n"
     "  --set S.K=V         override one option, e.g. --set kws.threshold=0.9\n"
     "  --stages S          vad: the VAD only; vad,kws: no STT; all (default)\n"
+    "  --sensors FILE      run the governor on a timeline of sensor readings, one line per change:\n"
+    "                      `t battery_percent charging temp_c` (seconds of stream time; '-': unknown)\n"
+    "  --sysfs-root DIR    run the governor on the sysfs tree under DIR (e.g. /sys)\n"
+    "                      Without either, the models are kws.model and stt.profile's and no\n"
+    "                      profile events appear.\n"
     "  --print-config      print the effective configuration as TOML and exit\n"
     "\n"
     "Exit status: 0 ok, 1 a file or the config could not be used (named on stderr), 2 usage.\n";
@@ -38,16 +45,53 @@ class CollectingSink final : public EventSink {
   std::vector<Event> events;
 };
 
+// The governor of a run: its config, where readings come from, and the models it chooses among.
+struct Governed {
+  GovernorConfig config;
+  statemachine::GovernorDriver::ReadFn read;
+  std::unique_ptr<statemachine::ModelLibrary> library;
+};
+
+// --sensors FILE or --sysfs-root DIR: a governor reading that; neither: none.
+Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Config& config,
+                                             const features::FrontEndConfig& front_end,
+                                             statemachine::StageSet stages) {
+  const std::string timeline_path = args.Option("--sensors", "");
+  const std::string sysfs_root = args.Option("--sysfs-root", "");
+  if (timeline_path.empty() && sysfs_root.empty()) return std::optional<Governed>();
+  Result<GovernorConfig> gov_config = GovernorConfig::FromConfig(config);
+  if (!gov_config.ok()) return gov_config.error();
+  Governed governed{*gov_config, nullptr,
+                    std::make_unique<statemachine::ModelLibrary>(config, front_end, stages)};
+  if (!timeline_path.empty()) {
+    Result<SensorTimeline> timeline = SensorTimeline::Load(timeline_path);
+    if (!timeline.ok()) return timeline.error();
+    governed.read = [timeline = *timeline](int64_t now_ms) {
+      return SensorSample{timeline.At(static_cast<double>(now_ms) / 1000.0), {}};
+    };
+  } else {
+    governed.read = [reader = std::make_shared<SensorReader>(sysfs_root)](int64_t) {
+      return reader->Read();
+    };
+  }
+  return std::optional<Governed>(std::move(governed));
+}
+
 Result<std::vector<Event>> RunFile(const std::string& path, const config::Config& config,
-                                   const statemachine::PipelineModels& models) {
+                                   const statemachine::PipelineModels& models, Governed* governed) {
   Result<std::unique_ptr<audio::FileSource>> source =
       audio::FileSource::Open(path, SourceOptions(config));
   if (!source.ok()) return source.error();
   CollectingSink sink;
   auto pipeline = statemachine::Pipeline::Create(config, models, &sink);
   if (!pipeline.ok()) return pipeline.error();
+  std::optional<statemachine::GovernorDriver> driver;
+  if (governed != nullptr) {
+    driver.emplace(governed->config, governed->read, governed->library.get(), pipeline->get(), &sink);
+  }
   audio::Frame frame;
-  for (;;) {
+  for (int64_t ms = 0;; ms += audio::kFrameMs) {
+    if (driver) driver->Tick(ms);
     Result<bool> more = (*source)->Next(frame);
     if (!more.ok()) return more.error();
     if (!*more) break;
@@ -75,8 +119,17 @@ int Run(const Args& args) {
     PrintError(front_end.error().message);
     return kExitRuntime;
   }
-  // Loaded once: every file is a new stream over the same models.
-  auto models = statemachine::PipelineModels::Load(*cfg, *front_end, *stages);
+  Result<std::optional<Governed>> governed = MakeGoverned(args, *cfg, *front_end, *stages);
+  if (!governed.ok()) {
+    PrintError(governed.error().message);
+    return kExitRuntime;
+  }
+  Governed* governor = governed->has_value() ? &**governed : nullptr;
+  // Loaded once: every file is a new stream over the same models (with a governor, those of its
+  // starting profile; its first poll announces the profile and swaps if need be).
+  auto models = governor != nullptr
+      ? governor->library->For(governor->config.Models(governor->config.manual.value_or(Profile::kPerformance)))
+      : statemachine::PipelineModels::Load(*cfg, *front_end, *stages);
   if (!models.ok()) {
     PrintError(models.error().message);
     return kExitRuntime;
@@ -87,7 +140,7 @@ int Run(const Args& args) {
   JsonLinesSink sink(stdout);
   sink.Emit(StateEvent{0.0, "idle"});
   for (const std::string& path : files) {
-    Result<std::vector<Event>> events = RunFile(path, *cfg, *models);
+    Result<std::vector<Event>> events = RunFile(path, *cfg, *models, governor);
     if (!events.ok()) {
       PrintError(events.error().message);
       status = kExitRuntime;
@@ -101,6 +154,6 @@ int Run(const Args& args) {
 }  // namespace
 
 const Command kRunCommand{"run", "run the cascade over recordings, events as JSON lines", kUsage,
-                          {"--stages"}, {}, Run};
+                          {"--stages", "--sensors", "--sysfs-root"}, {}, Run};
 
 }  // namespace earshot::cli

@@ -10,5 +10,6 @@ extern const Command kFeaturesCommand;
 extern const Command kVadCommand;
 extern const Command kKwsCommand;
 extern const Command kTranscribeCommand;
+extern const Command kBenchCommand;
 
 }  // namespace earshot::cli

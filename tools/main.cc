@@ -11,7 +11,7 @@ using earshot::cli::Command;
 const Command* const kCommands[] = {&earshot::cli::kRunCommand, &earshot::cli::kVadCommand,
                                     &earshot::cli::kKwsCommand,
                                     &earshot::cli::kTranscribeCommand,
-                                    &earshot::cli::kFeaturesCommand};
+                                    &earshot::cli::kFeaturesCommand, &earshot::cli::kBenchCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,

@@ -42,12 +42,12 @@ Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
   c.keyword = config.String("kws.keyword");
   c.threshold_q15 = static_cast<int32_t>(config.Float("kws.threshold") * 32767.0 + 0.5);
   c.refractory_frames = static_cast<int>(config.Int("kws.refractory_ms") / 10);
+  c.max_hold_frames = static_cast<int>(config.Int("kws.max_hold_ms") / 10);
   return c;
 }
 
-KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config)
+KwsSession::KwsSession(std::shared_ptr<const KwsModel> model)
     : model_(std::move(model)),
-      config_(config),
       scratch_(model_->mlp().MakeScratch()),
       mean_q8_(static_cast<size_t>(model_->pooled_bands())),
       stack_(model_->pooled_bands(), std::vector<int32_t>(model_->context().begin(), model_->context().end())) {}
@@ -55,7 +55,6 @@ KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& c
 void KwsSession::Reset() {
   stack_.Reset();
   primed_ = false;
-  last_wake_ = -1000000;
 }
 
 uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
@@ -70,15 +69,6 @@ uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
   primed_ = true;
   stack_.Commit();
   return model_->mlp().Run(stack_.Stack(stack_.committed() - 1), scratch_);
-}
-
-std::optional<Wake> KwsSession::Detect(uint16_t score_q15) {
-  const int64_t frame = stack_.committed() - 1;
-  if (score_q15 < config_.threshold_q15 || frame - last_wake_ < config_.refractory_frames) {
-    return std::nullopt;
-  }
-  last_wake_ = frame;
-  return Wake{frame, score_q15};
 }
 
 }  // namespace earshot::kws

@@ -47,6 +47,7 @@ struct KwsConfig {
   std::string keyword = "computer";
   int32_t threshold_q15 = 26214;  // 0.8
   int refractory_frames = 100;    // no second wake within 1 s
+  int max_hold_frames = 50;       // a wake at the latest this long after the score crossed
   static Result<KwsConfig> FromConfig(const config::Config& config);
 };
 
@@ -57,24 +58,19 @@ struct Wake {
 
 class KwsSession {
  public:
-  KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config);
+  explicit KwsSession(std::shared_ptr<const KwsModel> model);
 
   // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15).
   uint16_t Process(std::span<const int16_t> logmel_db_q8);
-  // The detection over the scores: a wake at the first hop at or above the threshold, then none
-  // for the refractory period.
-  std::optional<Wake> Detect(uint16_t score_q15);
   void Reset();
   std::span<const int8_t> last_inputs() const { return stack_.Newest(); }
 
  private:
   std::shared_ptr<const KwsModel> model_;
-  KwsConfig config_;
   models::Int8Mlp::Scratch scratch_;
   std::vector<int32_t> mean_q8_;
   bool primed_ = false;
   models::ContextStack stack_;
-  int64_t last_wake_ = -1000000;
 };
 
 }  // namespace earshot::kws

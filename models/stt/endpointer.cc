@@ -18,10 +18,10 @@ void Endpointer::Start() {
 
 EndReason Endpointer::Push(bool speech) {
   ++frames_;
-  if (speech) {
+  if (speech && frames_ > config_.trail_frames) {
     heard_speech_ = true;
     silence_run_ = 0;
-  } else {
+  } else if (!speech) {
     ++silence_run_;
   }
   if (heard_speech_ && silence_run_ >= config_.endpoint_silence_frames) return EndReason::kSilence;

@@ -1,0 +1,33 @@
+#include "models/kws/detector.h"
+
+#include <algorithm>
+
+namespace earshot::kws {
+
+std::optional<Wake> WakeDetector::Push(int64_t frame, uint16_t score_q15) {
+  const bool above = score_q15 >= config_.threshold_q15;
+  if (run_start_ < 0) {
+    if (!above || frame - last_wake_ < config_.refractory_frames) return std::nullopt;
+    run_start_ = frame;
+    peak_q15_ = 0;
+  }
+  if (above) {
+    run_last_ = frame;
+    peak_q15_ = std::max(peak_q15_, score_q15);
+    if (frame - run_start_ + 1 < config_.max_hold_frames) return std::nullopt;
+  }
+  return EndRun();
+}
+
+std::optional<Wake> WakeDetector::Flush() {
+  if (run_start_ < 0) return std::nullopt;
+  return EndRun();
+}
+
+Wake WakeDetector::EndRun() {
+  run_start_ = -1;
+  last_wake_ = run_last_;
+  return Wake{run_last_, peak_q15_};
+}
+
+}  // namespace earshot::kws

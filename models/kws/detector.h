@@ -1,0 +1,35 @@
+// WakeDetector: turns the keyword spotter's per-hop scores into wake words. The model's score rises
+// while the keyword is still being said (it was trained on the keyword's end, and the hops before
+// it were left unscored), so the first hop over the threshold is too early to start the request:
+// the detector waits for the run of hops at or above the threshold to end (or for max_hold_frames)
+// and reports the run's last hop as the keyword's end, with the run's peak score. After a wake,
+// none for refractory_frames. Frames are stream indices, so the refractory period holds across the
+// cascade's gating of the keyword spotter.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "models/kws/kws.h"
+
+namespace earshot::kws {
+
+class WakeDetector {
+ public:
+  explicit WakeDetector(const KwsConfig& config) : config_(config) {}
+
+  // The score (Q15) of stream frame `frame`; frames ascend.
+  std::optional<Wake> Push(int64_t frame, uint16_t score_q15);
+  // The run in progress, as if its score had fallen now (the speech ended); none if there is none.
+  std::optional<Wake> Flush();
+
+ private:
+  Wake EndRun();
+  KwsConfig config_;
+  int64_t run_start_ = -1;  // first hop of the run over the threshold, -1: none
+  int64_t run_last_ = -1;
+  uint16_t peak_q15_ = 0;
+  int64_t last_wake_ = INT64_MIN / 2;
+};
+
+}  // namespace earshot::kws

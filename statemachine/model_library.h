@@ -1,0 +1,39 @@
+// ModelLibrary: the models the governor's profiles use, each loaded once and shared, so a swap
+// reuses what is loaded. Keyword model large = kws.model (bundled kws/computer.eshm), small =
+// governor.small_kws_model (bundled kws/computer_small.eshm); STT large and small are the
+// pocketsphinx profiles of that name, off is no decoding.
+#pragma once
+
+#include <array>
+#include <memory>
+
+#include "config/config.h"
+#include "features/front_end_config.h"
+#include "statemachine/governor.h"
+#include "statemachine/pipeline.h"
+
+namespace earshot::statemachine {
+
+class ModelLibrary {
+ public:
+  ModelLibrary(const config::Config& config, const features::FrontEndConfig& front_end,
+               StageSet stages)
+      : config_(config), front_end_(front_end), stages_(stages) {}
+
+  // The models of `sizes`, for the stages this library serves; loads those not loaded yet.
+  // Errors name the file; what was loaded before stays usable.
+  Result<PipelineModels> For(const ProfileModels& sizes);
+
+ private:
+  Result<std::shared_ptr<const kws::KwsModel>> Keyword(KwsSize size);
+  Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size);
+
+  config::Config config_;
+  features::FrontEndConfig front_end_;
+  StageSet stages_;
+  std::shared_ptr<const vad::VadModel> vad_;
+  std::array<std::shared_ptr<const kws::KwsModel>, 2> kws_;  // by KwsSize
+  std::array<std::shared_ptr<const stt::SttModel>, 2> stt_;  // large, small
+};
+
+}  // namespace earshot::statemachine

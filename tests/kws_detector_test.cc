@@ -1,0 +1,62 @@
+// WakeDetector: a wake at the end of each run of scores over the threshold, with the run's peak,
+// at most max_hold_frames after the crossing, none within the refractory period.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "models/kws/detector.h"
+
+namespace earshot::kws {
+namespace {
+
+KwsConfig Config() {
+  KwsConfig config;
+  config.threshold_q15 = 20000;
+  config.refractory_frames = 10;
+  config.max_hold_frames = 4;
+  return config;
+}
+
+// "frame:score" of each wake over scores pushed at frames 0, 1, 2, ...
+std::string Wakes(WakeDetector& detector, const std::vector<uint16_t>& scores) {
+  std::string out;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (auto wake = detector.Push(static_cast<int64_t>(i), scores[i])) {
+      out += std::to_string(wake->frame) + ":" + std::to_string(wake->score_q15) + " ";
+    }
+  }
+  return out;
+}
+
+TEST(WakeDetector, ReportsTheRunsLastHopAndPeak) {
+  WakeDetector detector(Config());
+  EXPECT_EQ(Wakes(detector, {0, 19999, 20000, 25000, 21000, 100, 0}), "4:25000 ");
+}
+
+TEST(WakeDetector, HoldsAtMostMaxHoldFrames) {
+  WakeDetector detector(Config());
+  EXPECT_EQ(Wakes(detector, {30000, 30000, 31000, 30000, 30000, 30000}), "3:31000 ");
+}
+
+TEST(WakeDetector, RefractoryPeriodCountsStreamFrames) {
+  WakeDetector detector(Config());
+  // A run ending at 1, then runs starting at 9 (within 10 frames: ignored) and at 12.
+  std::vector<uint16_t> scores(16, 0);
+  scores[1] = scores[9] = scores[12] = 22000;
+  EXPECT_EQ(Wakes(detector, scores), "1:22000 12:22000 ");
+}
+
+TEST(WakeDetector, FlushEndsARunInProgress) {
+  WakeDetector detector(Config());
+  EXPECT_FALSE(detector.Flush());
+  EXPECT_FALSE(detector.Push(0, 25000));
+  auto wake = detector.Flush();
+  ASSERT_TRUE(wake);
+  EXPECT_EQ(wake->frame, 0);
+  EXPECT_FALSE(detector.Flush());
+  EXPECT_FALSE(detector.Push(5, 25000));  // refractory
+}
+
+}  // namespace
+}  // namespace earshot::kws
