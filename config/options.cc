@@ -121,6 +121,25 @@ constexpr std::array kOptions = {
                "Keyword model size in the critical profile"},
     OptionSpec{"governor.critical_stt", T::kString, "off", 0, 0, "large|small|off", "",
                "Speech-to-text profile in the critical profile (off: wake words only)"},
+    OptionSpec{"daemon.input", T::kString, "alsa:default", 0, 0, "", "",
+               "earshotd's audio: alsa:DEVICE (an ALSA capture PCM) or wav:PATH (a recording played "
+               "through the same path); --input overrides it"},
+    OptionSpec{"daemon.realtime", T::kBool, "true", 0, 0, "", "",
+               "wav: input is played at the pace of real time (false: as fast as the pipeline "
+               "takes it)"},
+    OptionSpec{"daemon.queue_ms", T::kInt, "5000", 100, 60000, "", "ms",
+               "Audio held between capture and the pipeline while a stage (the STT's decode) is "
+               "slower than real time; capture never waits for the pipeline within it"},
+    OptionSpec{"daemon.alsa_buffer_ms", T::kInt, "500", 20, 5000, "", "ms",
+               "ALSA ring buffer requested from the device (the device may round it)"},
+    OptionSpec{"daemon.alsa_period_ms", T::kInt, "20", 5, 1000, "", "ms",
+               "ALSA period: the daemon wakes up about this often to read the device"},
+    OptionSpec{"daemon.reopen_min_ms", T::kInt, "250", 10, 60000, "", "ms",
+               "First retry after the capture device is lost; each failed retry doubles the wait"},
+    OptionSpec{"daemon.reopen_max_ms", T::kInt, "5000", 10, 600000, "", "ms",
+               "Longest wait between two attempts to reopen a lost capture device"},
+    OptionSpec{"daemon.watchdog", T::kBool, "true", 0, 0, "", "",
+               "Send WATCHDOG=1 from the event loop when systemd asks for it (WatchdogSec=)"},
 };
 
 }  // namespace

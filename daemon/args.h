@@ -1,0 +1,23 @@
+// earshotd's command line: the options of DESIGN.md, checked; usage errors name the argument.
+#pragma once
+
+#include "config/result.h"
+#include "daemon/manager.h"
+
+namespace earshot::daemon {
+
+struct Args {
+  DaemonOptions options;
+  bool print_config = false;
+  bool help = false;
+};
+
+Result<Args> ParseArgs(int argc, char** argv);
+
+extern const char* const kUsage;
+
+// --print-config: the effective configuration (defaults, then --config) as TOML on stdout; the
+// exit status.
+int PrintConfig(const DaemonOptions& options);
+
+}  // namespace earshot::daemon

@@ -1,0 +1,212 @@
+// One vtable: the properties (each announced with PropertiesChanged), the methods (arguments
+// checked, failures as D-Bus errors) and the signals of io.earshot.Pipeline1. Who may call what
+// is the bus policy's job (config/io.earshot.Pipeline1.conf), so every method is flagged
+// UNPRIVILEGED: sd-bus would otherwise ask for CAP_SYS_ADMIN on top of the policy.
+#include "daemon/bus.h"
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "daemon/log.h"
+#include "daemon/manager.h"
+
+namespace earshot::daemon {
+namespace {
+
+Manager& ManagerOf(void* userdata) { return *static_cast<Manager*>(userdata); }
+
+int GetState(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+             sd_bus_error*) {
+  return sd_bus_message_append(reply, "s", ManagerOf(userdata).state().c_str());
+}
+
+int GetProfile(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,
+               void* userdata, sd_bus_error*) {
+  return sd_bus_message_append(reply, "s", ManagerOf(userdata).profile().c_str());
+}
+
+int GetMuted(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+             sd_bus_error*) {
+  return sd_bus_message_append(reply, "b", static_cast<int>(ManagerOf(userdata).muted()));
+}
+
+int GetBattery(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,
+               void* userdata, sd_bus_error*) {
+  return sd_bus_message_append(reply, "i", ManagerOf(userdata).battery_percent());
+}
+
+int GetTemperature(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,
+                   void* userdata, sd_bus_error*) {
+  return sd_bus_message_append(reply, "i", ManagerOf(userdata).temperature_millicelsius());
+}
+
+int GetXruns(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
+             sd_bus_error*) {
+  return sd_bus_message_append(reply, "t", ManagerOf(userdata).xruns());
+}
+
+int MethodMute(sd_bus_message* m, void* userdata, sd_bus_error*) {
+  ManagerOf(userdata).Mute();
+  return sd_bus_reply_method_return(m, "");
+}
+
+int MethodUnmute(sd_bus_message* m, void* userdata, sd_bus_error*) {
+  ManagerOf(userdata).Unmute();
+  return sd_bus_reply_method_return(m, "");
+}
+
+int MethodSetProfile(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  const char* profile = nullptr;
+  int r = sd_bus_message_read(m, "s", &profile);
+  if (r < 0) return r;
+  if (ManagerOf(userdata).SetProfile(profile) < 0) {
+    return sd_bus_error_setf(error, SD_BUS_ERROR_INVALID_ARGS,
+                             "unknown profile '%s': expected performance, balanced, saver, "
+                             "critical or auto",
+                             profile);
+  }
+  return sd_bus_reply_method_return(m, "");
+}
+
+int MethodReload(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  const int r = ManagerOf(userdata).Reload();
+  if (r == -EBUSY) {
+    return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "a reload is already in progress");
+  }
+  if (r < 0) {
+    return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+                            "the configuration cannot be read (see the error event)");
+  }
+  return sd_bus_reply_method_return(m, "");
+}
+
+// Appends one {sv} entry of type `type` ("x", "t", "b", "s", "d").
+template <typename T>
+int AppendEntry(sd_bus_message* reply, const char* key, const char* type, T value) {
+  int r = sd_bus_message_open_container(reply, 'e', "sv");
+  if (r >= 0) r = sd_bus_message_append(reply, "s", key);
+  if (r >= 0) r = sd_bus_message_open_container(reply, 'v', type);
+  if (r >= 0) {
+    if constexpr (std::is_same_v<T, const char*>) {
+      r = sd_bus_message_append_basic(reply, type[0], value);  // a string is passed itself
+    } else {
+      r = sd_bus_message_append_basic(reply, type[0], &value);
+    }
+  }
+  if (r >= 0) r = sd_bus_message_close_container(reply);
+  if (r >= 0) r = sd_bus_message_close_container(reply);
+  return r;
+}
+
+int AppendStage(sd_bus_message* reply, const std::string& name,
+                const statemachine::StageCounter& c) {
+  int r = AppendEntry<int64_t>(reply, (name + "_frames").c_str(), "x", c.frames);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, (name + "_nanoseconds").c_str(), "x", c.nanoseconds);
+  return r;
+}
+
+int AppendStats(sd_bus_message* reply, const DaemonStats& s) {
+  const statemachine::PipelineStats& p = s.pipeline;
+  int r = AppendEntry<int64_t>(reply, "frames", "x", p.frames);
+  if (r >= 0) r = AppendStage(reply, "front_end", p.front_end);
+  if (r >= 0) r = AppendStage(reply, "vad", p.vad);
+  if (r >= 0) r = AppendStage(reply, "kws", p.kws);
+  if (r >= 0) r = AppendStage(reply, "stt", p.stt);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "wakes", "x", p.wakes);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "requests", "x", p.requests);
+  if (r >= 0)
+    r = AppendEntry<int64_t>(reply, "stt_end_nanoseconds_max", "x", p.stt_end_nanoseconds_max);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "queue_capacity_frames", "x", s.queue.capacity);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "queue_high_water_frames", "x", s.queue.high_water);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "input_frames", "x", s.queue.pushed);
+  if (r >= 0) r = AppendEntry<uint64_t>(reply, "xruns", "t", s.xruns);
+  if (r >= 0) r = AppendEntry<uint64_t>(reply, "reopens", "t", s.reopens);
+  if (r >= 0) r = AppendEntry<int>(reply, "capturing", "b", s.capturing ? 1 : 0);
+  if (r >= 0) r = AppendEntry<const char*>(reply, "input", "s", s.input.c_str());
+  return r;
+}
+
+int MethodGetStats(sd_bus_message* m, void* userdata, sd_bus_error*) {
+  sd_bus_message* reply = nullptr;
+  int r = sd_bus_message_new_method_return(m, &reply);
+  if (r < 0) return r;
+  r = sd_bus_message_open_container(reply, 'a', "{sv}");
+  if (r >= 0) r = AppendStats(reply, ManagerOf(userdata).stats());
+  if (r >= 0) r = sd_bus_message_close_container(reply);
+  if (r >= 0) r = sd_bus_send(nullptr, reply, nullptr);
+  sd_bus_message_unref(reply);
+  return r;
+}
+
+constexpr uint64_t kChange = SD_BUS_VTABLE_PROPERTY_EMITS_CHANGE;
+constexpr uint64_t kOpen = SD_BUS_VTABLE_UNPRIVILEGED;
+
+const sd_bus_vtable kVtable[] = {
+    SD_BUS_VTABLE_START(0),
+    SD_BUS_PROPERTY("State", "s", GetState, 0, kChange),
+    SD_BUS_PROPERTY("Profile", "s", GetProfile, 0, kChange),
+    SD_BUS_PROPERTY("Muted", "b", GetMuted, 0, kChange),
+    SD_BUS_PROPERTY("BatteryPercent", "i", GetBattery, 0, kChange),
+    SD_BUS_PROPERTY("TemperatureMilliCelsius", "i", GetTemperature, 0, kChange),
+    SD_BUS_PROPERTY("Xruns", "t", GetXruns, 0, kChange),
+    SD_BUS_METHOD("Mute", "", "", MethodMute, kOpen),
+    SD_BUS_METHOD("Unmute", "", "", MethodUnmute, kOpen),
+    SD_BUS_METHOD_WITH_NAMES("SetProfile", "s", SD_BUS_PARAM(profile), "", , MethodSetProfile,
+                             kOpen),
+    SD_BUS_METHOD("Reload", "", "", MethodReload, kOpen),
+    SD_BUS_METHOD_WITH_NAMES("GetStats", "", , "a{sv}", SD_BUS_PARAM(stats), MethodGetStats, kOpen),
+    SD_BUS_SIGNAL_WITH_NAMES("SpeechStarted", "t", SD_BUS_PARAM(monotonic_usec), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("SpeechEnded", "t", SD_BUS_PARAM(monotonic_usec), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("WakeWord", "sdt",
+                             SD_BUS_PARAM(keyword) SD_BUS_PARAM(score) SD_BUS_PARAM(monotonic_usec),
+                             0),
+    SD_BUS_SIGNAL_WITH_NAMES("Transcript", "sbd",
+                             SD_BUS_PARAM(text) SD_BUS_PARAM(final) SD_BUS_PARAM(confidence), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("ProfileChanged", "ss", SD_BUS_PARAM(profile) SD_BUS_PARAM(reason), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("StateChanged", "s", SD_BUS_PARAM(state), 0),
+    SD_BUS_VTABLE_END};
+
+int Emit(sd_bus* bus, const char* member, const char* types, auto... args) {
+  int r = sd_bus_emit_signal(bus, kObjectPath, kInterface, member, types, args...);
+  if (r < 0) Log(LOG_WARNING, "cannot emit %s: %s", member, strerror(-r));
+  return r;
+}
+
+}  // namespace
+
+int BusOpen(const std::string& which, sd_bus** bus) {
+  if (which == "system") return sd_bus_open_system(bus);
+  if (which == "session") return sd_bus_open_user(bus);
+  return -EINVAL;
+}
+
+int BusRegister(Manager* manager, sd_bus* bus) {
+  int r = sd_bus_add_object_vtable(bus, nullptr, kObjectPath, kInterface, kVtable, manager);
+  if (r < 0) return r;
+  return sd_bus_request_name(bus, kBusName, 0);
+}
+
+void BusEmitEvent(sd_bus* bus, const Event& event, uint64_t usec) {
+  if (std::get_if<SpeechStartEvent>(&event)) {
+    Emit(bus, "SpeechStarted", "t", usec);
+  } else if (std::get_if<SpeechEndEvent>(&event)) {
+    Emit(bus, "SpeechEnded", "t", usec);
+  } else if (const auto* wake = std::get_if<WakeEvent>(&event)) {
+    Emit(bus, "WakeWord", "sdt", wake->keyword.c_str(), wake->score, usec);
+  } else if (const auto* tr = std::get_if<TranscriptEvent>(&event)) {
+    Emit(bus, "Transcript", "sbd", tr->text.c_str(), static_cast<int>(tr->final), tr->confidence);
+  } else if (const auto* profile = std::get_if<ProfileEvent>(&event)) {
+    Emit(bus, "ProfileChanged", "ss", profile->profile.c_str(), profile->reason.c_str());
+  } else if (const auto* state = std::get_if<StateEvent>(&event)) {
+    Emit(bus, "StateChanged", "s", state->state.c_str());
+  }
+}
+
+void BusPropertyChanged(sd_bus* bus, const char* property) {
+  int r = sd_bus_emit_properties_changed(bus, kObjectPath, kInterface, property, nullptr);
+  if (r < 0) Log(LOG_WARNING, "cannot announce %s: %s", property, strerror(-r));
+}
+
+}  // namespace earshot::daemon

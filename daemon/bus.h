@@ -1,0 +1,30 @@
+// The D-Bus surface of earshotd (bus.cc): one object, /io/earshot/Pipeline1, with the interface
+// io.earshot.Pipeline1 of DESIGN.md (config/io.earshot.Pipeline1.xml), under the well-known name
+// io.earshot.Pipeline1.
+#pragma once
+
+#include <systemd/sd-bus.h>
+
+#include <cstdint>
+#include <string>
+
+#include "statemachine/event.h"
+
+namespace earshot::daemon {
+
+class Manager;
+
+inline constexpr const char* kBusName = "io.earshot.Pipeline1";
+inline constexpr const char* kObjectPath = "/io/earshot/Pipeline1";
+inline constexpr const char* kInterface = "io.earshot.Pipeline1";
+
+// Connects to the system or session bus; negative errno.
+int BusOpen(const std::string& which, sd_bus** bus);
+// Adds the object's vtable, takes the well-known name; negative errno.
+int BusRegister(Manager* manager, sd_bus* bus);
+// The signal of DESIGN.md that carries `event`, if any.
+void BusEmitEvent(sd_bus* bus, const Event& event, uint64_t monotonic_usec);
+// PropertiesChanged for one property of the interface.
+void BusPropertyChanged(sd_bus* bus, const char* property);
+
+}  // namespace earshot::daemon

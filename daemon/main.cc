@@ -1,0 +1,22 @@
+// earshotd: the earshot service (DESIGN.md). Everything is the Manager's; main only exits.
+#include <cstdio>
+
+#include "daemon/args.h"
+#include "daemon/manager.h"
+
+int main(int argc, char** argv) {
+  using earshot::daemon::Manager;
+  auto args = earshot::daemon::ParseArgs(argc, argv);
+  if (!args.ok()) {
+    std::fprintf(stderr, "earshotd: %s\n", args.error().message.c_str());
+    return 2;
+  }
+  if (args->help) return std::fputs(earshot::daemon::kUsage, stdout) < 0 ? 1 : 0;
+  if (args->print_config) return earshot::daemon::PrintConfig(args->options);
+  auto manager = Manager::Create(args->options);
+  if (!manager.ok()) {
+    std::fprintf(stderr, "earshotd: %s\n", manager.error().message.c_str());
+    return 1;
+  }
+  return (*manager)->Run();
+}

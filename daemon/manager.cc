@@ -1,0 +1,335 @@
+#include "daemon/manager.h"
+
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <systemd/sd-daemon.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "daemon/bus.h"
+#include "daemon/log.h"
+#include "features/front_end.h"
+
+namespace earshot::daemon {
+namespace {
+
+constexpr const char* kProfiles[] = {"performance", "balanced", "saver", "critical", "auto"};
+
+Error Errno(const std::string& what, int negative_errno) {
+  return Error{what + ": " + std::strerror(-negative_errno)};
+}
+
+const char* StateInWords(const std::string& state) {
+  if (state == "idle") return "idle: listening for speech";
+  if (state == "voice") return "voice: listening for the wake word";
+  if (state == "command") return "command: transcribing a request";
+  if (state == "muted") return "muted: not listening";
+  return "starting";
+}
+
+Result<statemachine::PipelineModels> LoadModels(const config::Config& config) {
+  auto front_end = features::FrontEndConfig::FromConfig(config);
+  if (!front_end.ok()) return front_end.error();
+  return statemachine::PipelineModels::Load(config, *front_end, statemachine::StageSet{});
+}
+
+Result<config::Config> ReadConfig(const std::string& path) {
+  if (path.empty()) return config::Config::Defaults();
+  return config::Config::FromFile(path);
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Manager>> Manager::Create(const DaemonOptions& options) {
+  std::unique_ptr<Manager> manager(new Manager(options));
+  Status s = manager->Init();
+  if (!s.ok()) return s.error();
+  return manager;
+}
+
+Manager::Manager(DaemonOptions options)
+    : options_(std::move(options)), config_(config::Config::Defaults()) {}
+
+Manager::~Manager() {
+  input_.reset();
+  worker_.reset();  // closes the queue, joins the thread
+  if (loader_.joinable()) loader_.join();
+  sources_.clear();
+  if (bus_) sd_bus_flush_close_unref(bus_);
+  if (event_) sd_event_unref(event_);
+  if (worker_fd_ >= 0) close(worker_fd_);
+  if (reload_fd_ >= 0) close(reload_fd_);
+  if (events_file_ && events_file_ != stdout) std::fclose(events_file_);
+}
+
+Status Manager::Init() {
+  Result<config::Config> cfg = ReadConfig(options_.config_path);
+  if (!cfg.ok()) return cfg.error();
+  config_ = std::move(cfg).value();
+  if (options_.input.empty()) options_.input = config_.String("daemon.input");
+  if (!options_.sysfs_root.empty()) {
+    if (!std::filesystem::is_directory(options_.sysfs_root)) {
+      return Error{"--sysfs-root " + options_.sysfs_root + ": not a directory"};
+    }
+    Status set = config_.Set("governor.sysfs_root", options_.sysfs_root);
+    if (!set.ok()) return set.error();
+  }
+  Status s = OpenEventsOutput();
+  if (s.ok()) s = SetUpEvents();  // blocks the signals before any thread starts
+  if (!s.ok()) return s;
+  Result<statemachine::PipelineModels> models = LoadModels(config_);
+  if (!models.ok()) return models.error();
+  const auto queue_frames = static_cast<size_t>(config_.Int("daemon.queue_ms") / audio::kFrameMs);
+  queue_ = std::make_unique<FrameQueue>(queue_frames);
+  worker_ = std::make_unique<PipelineWorker>(queue_.get(), worker_fd_);
+  auto pipeline =
+      statemachine::Pipeline::Create(config_, std::move(models).value(), worker_->sink());
+  if (!pipeline.ok()) return pipeline.error();
+  worker_->Start(std::move(pipeline).value());
+  s = SetUpBus();
+  if (s.ok()) s = StartInput();
+  if (!s.ok()) return s;
+  requested_profile_ = config_.String("governor.profile");
+  ApplyProfile(requested_profile_ == "auto" ? "performance" : requested_profile_, "startup");
+  return OkStatus();
+}
+
+Status Manager::OpenEventsOutput() {
+  if (options_.events.empty()) return OkStatus();
+  events_file_ = options_.events == "-" ? stdout : std::fopen(options_.events.c_str(), "w");
+  if (events_file_ == nullptr) {
+    return Error{"--events " + options_.events + ": " + std::strerror(errno)};
+  }
+  json_.emplace(events_file_);
+  return OkStatus();
+}
+
+Status Manager::SetUpEvents() {
+  int r = sd_event_default(&event_);
+  if (r < 0) return Errno("cannot create the event loop", r);
+  sigset_t mask;
+  sigemptyset(&mask);
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
+  if (pthread_sigmask(SIG_BLOCK, &mask, nullptr) != 0) return Error{"cannot block signals"};
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    sd_event_source* s = nullptr;
+    r = sd_event_add_signal(event_, &s, sig, OnSignal, this);
+    if (r < 0) return Errno("cannot watch signal " + std::to_string(sig), r);
+    sources_.emplace_back(s);
+  }
+  worker_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  reload_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (worker_fd_ < 0 || reload_fd_ < 0) return Error{"eventfd: " + std::string(strerror(errno))};
+  sd_event_source* s = nullptr;
+  r = sd_event_add_io(event_, &s, worker_fd_, EPOLLIN, OnWorker, this);
+  if (r < 0) return Errno("cannot watch the pipeline thread", r);
+  sources_.emplace_back(s);
+  r = sd_event_add_io(event_, &s, reload_fd_, EPOLLIN, OnReload, this);
+  if (r < 0) return Errno("cannot watch the model loader", r);
+  sources_.emplace_back(s);
+  return OkStatus();
+}
+
+Status Manager::SetUpBus() {
+  if (options_.bus == "none") return OkStatus();
+  int r = BusOpen(options_.bus, &bus_);
+  if (r < 0) return Errno("cannot connect to the " + options_.bus + " bus", r);
+  r = BusRegister(this, bus_);
+  if (r < 0)
+    return Errno(std::string("cannot publish ") + kBusName + " on the " + options_.bus + " bus", r);
+  r = sd_bus_attach_event(bus_, event_, SD_EVENT_PRIORITY_NORMAL);
+  if (r < 0) return Errno("cannot attach the bus to the loop", r);
+  return OkStatus();
+}
+
+Status Manager::StartInput() {
+  InputHooks hooks;
+  hooks.queue = queue_.get();
+  hooks.want_space = [this] {
+    input_paused_ = true;
+    worker_->WantSpace();
+    const uint64_t one = 1;  // check at once too: the worker may have drained it already
+    [[maybe_unused]] ssize_t n = write(worker_fd_, &one, sizeof one);
+  };
+  hooks.on_end = [this] { Shutdown("end of input", false); };
+  hooks.on_change = [this] {
+    if (bus_) BusPropertyChanged(bus_, "Xruns");
+  };
+  auto input = MakeInput(options_.input, config_, event_, std::move(hooks));
+  if (!input.ok()) return input.error();
+  input_ = std::move(input).value();
+  return input_->Start();
+}
+
+int Manager::Run() {
+  sd_notify(0, "READY=1");
+  NotifyStatus();
+  if (config_.Bool("daemon.watchdog")) {
+    // From now on the loop sends WATCHDOG=1 at half the interval systemd asks for
+    // (WATCHDOG_USEC); a loop that stops turning stops the pings.
+    int r = sd_event_set_watchdog(event_, true);
+    if (r < 0) Log(LOG_WARNING, "cannot set up the watchdog: %s", strerror(-r));
+  }
+  Log(LOG_INFO, "ready: input %s, bus %s", input_->description().c_str(), options_.bus.c_str());
+  int r = sd_event_loop(event_);
+  if (r < 0) {
+    Log(LOG_ERR, "event loop failed: %s", strerror(-r));
+    return 1;
+  }
+  return r;
+}
+
+int Manager::OnSignal(sd_event_source*, const struct signalfd_siginfo* si, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  if (si->ssi_signo == SIGHUP) {
+    Log(LOG_INFO, "SIGHUP: reloading");
+    self->Reload();
+    return 0;
+  }
+  self->Shutdown(si->ssi_signo == SIGTERM ? "SIGTERM" : "SIGINT", true);
+  return 0;
+}
+
+// Stops capture, lets the pipeline finish what is queued (a request in progress gets its final
+// transcript), then leaves the loop once the worker says it is done.
+void Manager::Shutdown(const char* why, bool stop_input) {
+  if (stopping_) return;
+  stopping_ = true;
+  Log(LOG_INFO, "%s: finishing", why);
+  sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+  if (stop_input) {
+    xruns_at_stop_ = input_->xruns();
+    input_.reset();
+  }
+  queue_->Send(Command::Kind::kFinish);
+}
+
+int Manager::OnWorker(sd_event_source*, int fd, uint32_t, void* userdata) {
+  uint64_t count = 0;
+  [[maybe_unused]] ssize_t n = read(fd, &count, sizeof count);
+  static_cast<Manager*>(userdata)->OnWorkerNotified();
+  return 0;
+}
+
+void Manager::OnWorkerNotified() {
+  for (const Outgoing& o : worker_->TakeEvents()) Publish(o.event, o.monotonic_usec);
+  if (input_paused_ && input_ &&
+      queue_->size() * 2 <= static_cast<size_t>(queue_->stats().capacity)) {
+    input_paused_ = false;
+    input_->Resume();
+  }
+  if (worker_->finished()) {
+    // The worker pushed its last events before it said so: take those that came since.
+    for (const Outgoing& o : worker_->TakeEvents()) Publish(o.event, o.monotonic_usec);
+    Log(LOG_INFO, "pipeline finished; exiting");
+    sd_event_exit(event_, 0);
+  }
+}
+
+void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
+  if (json_) json_->Emit(event);
+  if (const auto* state = std::get_if<StateEvent>(&event)) {
+    state_ = state->state;
+    NotifyStatus();
+    if (bus_) BusPropertyChanged(bus_, "State");
+  }
+  if (const auto* error = std::get_if<ErrorEvent>(&event)) {
+    Log(LOG_ERR, "%s: %s", error->stage.c_str(), error->message.c_str());
+  }
+  if (bus_) BusEmitEvent(bus_, event, monotonic_usec);
+}
+
+void Manager::NotifyStatus() { sd_notifyf(0, "STATUS=%s", StateInWords(state_)); }
+
+double Manager::Now() const { return static_cast<double>(worker_->stats().frames) / 100.0; }
+
+void Manager::Mute() {
+  if (muted_) return;
+  muted_ = true;
+  queue_->Send(Command::Kind::kMute);
+  if (bus_) BusPropertyChanged(bus_, "Muted");
+}
+
+void Manager::Unmute() {
+  if (!muted_) return;
+  muted_ = false;
+  queue_->Send(Command::Kind::kUnmute);
+  if (bus_) BusPropertyChanged(bus_, "Muted");
+}
+
+int Manager::SetProfile(const std::string& requested) {
+  bool known = false;
+  for (const char* p : kProfiles) known = known || requested == p;
+  if (!known) return -EINVAL;
+  requested_profile_ = requested;
+  // The governor's decision goes here once it lands; until then nothing else decides.
+  const std::string effective = requested == "auto" ? "performance" : requested;
+  ApplyProfile(effective, requested == "auto" ? "auto" : "requested");
+  return 0;
+}
+
+// The one place a profile takes effect (SetProfile now, the governor later).
+void Manager::ApplyProfile(const std::string& profile, const std::string& reason) {
+  const bool changed = profile != profile_;
+  profile_ = profile;
+  if (!changed && reason != "startup") return;
+  Log(LOG_INFO, "profile %s (%s)", profile.c_str(), reason.c_str());
+  Publish(ProfileEvent{Now(), profile, reason}, MonotonicUsec());
+  if (bus_) BusPropertyChanged(bus_, "Profile");
+}
+
+int Manager::Reload() {
+  if (loader_.joinable()) return -EBUSY;
+  Result<config::Config> cfg = ReadConfig(options_.config_path);
+  if (!cfg.ok()) {
+    Publish(ErrorEvent{Now(), "reload", cfg.error().message}, MonotonicUsec());
+    return -EINVAL;
+  }
+  // Loading takes a while (the STT model): off the loop and off the audio path.
+  loader_ = std::thread([this, c = std::move(cfg).value()] {
+    loaded_.emplace(LoadModels(c));
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(reload_fd_, &one, sizeof one);
+  });
+  return 0;
+}
+
+int Manager::OnReload(sd_event_source*, int fd, uint32_t, void* userdata) {
+  uint64_t count = 0;
+  [[maybe_unused]] ssize_t n = read(fd, &count, sizeof count);
+  static_cast<Manager*>(userdata)->OnReloadDone();
+  return 0;
+}
+
+// The loader thread has written loaded_ before its eventfd write, and is joined here before
+// loaded_ is read.
+void Manager::OnReloadDone() {
+  if (!loader_.joinable()) return;
+  loader_.join();
+  Result<statemachine::PipelineModels> models = std::move(*loaded_);
+  loaded_.reset();
+  if (!models.ok()) {
+    Publish(ErrorEvent{Now(), "reload", models.error().message + " (keeping the current models)"},
+            MonotonicUsec());
+    return;
+  }
+  Log(LOG_INFO, "models reloaded; they take over at the next idle moment");
+  queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
+}
+
+DaemonStats Manager::stats() const {
+  DaemonStats s;
+  s.pipeline = worker_->stats();
+  s.queue = queue_->stats();
+  s.xruns = xruns();
+  s.reopens = input_ ? input_->reopens() : 0;
+  s.capturing = input_ && input_->capturing();
+  s.input = options_.input;
+  return s;
+}
+
+}  // namespace earshot::daemon

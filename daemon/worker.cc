@@ -1,0 +1,99 @@
+#include "daemon/worker.h"
+
+#include <unistd.h>
+
+#include <cstdint>
+
+namespace earshot::daemon {
+
+PipelineWorker::PipelineWorker(FrameQueue* queue, int notify_fd)
+    : queue_(queue), notify_fd_(notify_fd) {}
+
+PipelineWorker::~PipelineWorker() {
+  queue_->Close();
+  if (thread_.joinable()) thread_.join();
+}
+
+void PipelineWorker::Start(std::unique_ptr<statemachine::Pipeline> pipeline) {
+  pipeline_ = std::move(pipeline);
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void PipelineWorker::Loop() {
+  while (std::optional<FrameQueue::Item> item = queue_->Pop()) {
+    if (item->command) {
+      Apply(*item->command);
+      if (finished_) return;
+      continue;
+    }
+    last_captured_usec_ = item->frame->captured_usec;
+    pipeline_->Push(item->frame->samples);
+    {
+      std::lock_guard lock(mutex_);
+      stats_ = pipeline_->stats();
+    }
+    if (space_wanted_ && queue_->size() * 2 <= static_cast<size_t>(queue_->stats().capacity)) {
+      space_wanted_ = false;
+      Notify();
+    }
+  }
+}
+
+void PipelineWorker::Apply(Command& command) {
+  switch (command.kind) {
+    case Command::Kind::kMute:
+      pipeline_->Mute();
+      break;
+    case Command::Kind::kUnmute:
+      pipeline_->Unmute();
+      break;
+    case Command::Kind::kSwapModels:
+      pipeline_->SwapModels(std::move(command.models));
+      break;
+    case Command::Kind::kFinish:
+      pipeline_->Finish();
+      {
+        std::lock_guard lock(mutex_);
+        stats_ = pipeline_->stats();
+      }
+      finished_ = true;
+      Notify();
+      break;
+  }
+}
+
+// Events carry stream time; the pipeline has read up to the newest frame, captured at
+// last_captured_usec_, so an event at stream time t happened (time() - t) seconds before it.
+void PipelineWorker::Emit(const Event& event) {
+  const double t = std::visit([](const auto& e) { return e.t; }, event);
+  const double behind_s = pipeline_->time() - t;
+  const auto behind_usec = static_cast<int64_t>(behind_s * 1e6);
+  const auto now = static_cast<int64_t>(last_captured_usec_);
+  const uint64_t at = static_cast<uint64_t>(std::max<int64_t>(0, now - behind_usec));
+  {
+    std::lock_guard lock(mutex_);
+    stats_ = pipeline_->stats();  // whoever sees the event sees the counters that include it
+    outbox_.push_back(Outgoing{event, at});
+  }
+  Notify();
+}
+
+void PipelineWorker::Notify() {
+  const uint64_t one = 1;
+  // An eventfd write only fails when the counter would overflow, which the loop's reads prevent.
+  [[maybe_unused]] ssize_t n = write(notify_fd_, &one, sizeof one);
+}
+
+std::vector<Outgoing> PipelineWorker::TakeEvents() {
+  std::vector<Outgoing> events;
+  std::lock_guard lock(mutex_);
+  events.swap(outbox_);
+  return events;
+}
+
+statemachine::PipelineStats PipelineWorker::stats() const {
+  std::lock_guard lock(mutex_);
+  return stats_;
+}
+
+}  // namespace earshot::daemon

@@ -1,0 +1,62 @@
+// PipelineWorker: the thread that owns the Pipeline and runs it over the FrameQueue. It never
+// touches the bus or the event loop: events, "the queue has room again" and "finished" are handed
+// to the loop's thread through an outbox and an eventfd (`notify_fd`), which the manager watches.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "daemon/frame_queue.h"
+#include "statemachine/event.h"
+#include "statemachine/pipeline.h"
+
+namespace earshot::daemon {
+
+struct Outgoing {
+  Event event;
+  uint64_t monotonic_usec = 0;  // CLOCK_MONOTONIC of the event's stream time `t`
+};
+
+class PipelineWorker final : private EventSink {
+ public:
+  // `queue` must outlive the worker; `notify_fd` is an eventfd owned by the caller.
+  PipelineWorker(FrameQueue* queue, int notify_fd);
+  ~PipelineWorker();  // closes the queue and joins the thread
+  PipelineWorker(const PipelineWorker&) = delete;
+  PipelineWorker& operator=(const PipelineWorker&) = delete;
+
+  EventSink* sink() { return this; }
+  // Starts the thread on `pipeline` (created with sink() as its sink).
+  void Start(std::unique_ptr<statemachine::Pipeline> pipeline);
+
+  // Loop thread: the events since the last call, in order.
+  std::vector<Outgoing> TakeEvents();
+  // Loop thread: asks for a notification once the queue is at most half full.
+  void WantSpace() { space_wanted_ = true; }
+  statemachine::PipelineStats stats() const;
+  // True once a kFinish command has been handled (the pipeline's last events are in the outbox).
+  bool finished() const { return finished_; }
+
+ private:
+  void Emit(const Event& event) override;
+  void Loop();
+  void Apply(Command& command);
+  void Notify();
+
+  FrameQueue* queue_;
+  int notify_fd_;
+  std::unique_ptr<statemachine::Pipeline> pipeline_;
+  std::thread thread_;
+  mutable std::mutex mutex_;  // guards outbox_ and stats_
+  std::vector<Outgoing> outbox_;
+  statemachine::PipelineStats stats_;
+  uint64_t last_captured_usec_ = 0;  // worker thread only
+  std::atomic<bool> space_wanted_{false};
+  std::atomic<bool> finished_{false};
+};
+
+}  // namespace earshot::daemon

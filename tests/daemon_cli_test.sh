@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# CLI tests of `earshotd` that need no bus: usage and runtime errors, the shipped config, a whole
+# recording through --bus none, and the unit file's sandboxing score.
+# Usage: tests/daemon_cli_test.sh PATH/TO/earshotd
+set -uo pipefail
+earshotd=$(realpath "$1")
+src=$(cd "$(dirname "$0")/.." && pwd)
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+passed=0; failed=0
+check() {  # check NAME CONDITION-COMMAND...
+  local name=$1; shift
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
+}
+status_is() { local want=$1; shift; "$@" >out.txt 2>err.txt; [ $? -eq "$want" ]; }
+last_error_names() { grep -qF -- "$1" err.txt; }
+
+check "help" status_is 0 "$earshotd" --help
+check "help names the options" grep -q -- "--sysfs-root DIR" out.txt
+check "unknown option" status_is 2 "$earshotd" --bogus
+check "unknown option named" last_error_names "--bogus"
+check "option without value" status_is 2 "$earshotd" --input
+check "bad --bus" status_is 2 "$earshotd" --bus tcp
+check "bad --bus named" last_error_names "--bus tcp: expected system, session or none"
+check "bad --input" status_is 2 "$earshotd" --input mic0
+check "bad --input named" last_error_names "--input mic0: expected alsa:DEVICE or wav:PATH"
+check "--print-config" status_is 0 "$earshotd" --print-config
+check "--print-config is the shipped default" cmp -s out.txt "$src/config/earshot.toml"
+printf '[daemon]\nqueue_ms = 5\n' >bad.toml
+check "config out of range" status_is 1 "$earshotd" --config bad.toml --bus none
+check "config error names file, key and range" last_error_names "bad.toml: option daemon.queue_ms = 5 is out of range: expected [100, 60000] ms"
+check "missing config" status_is 1 "$earshotd" --config missing.toml --bus none
+check "missing config named" last_error_names "missing.toml"
+check "missing recording" status_is 1 "$earshotd" --input wav:missing.wav --bus none
+check "missing recording named" last_error_names "missing.wav"
+echo "not audio" >text.wav
+check "not audio" status_is 1 "$earshotd" --input wav:text.wav --bus none
+check "not audio named" last_error_names "text.wav"
+check "missing ALSA device" status_is 1 "$earshotd" --input alsa:no_such_pcm --bus none
+check "missing ALSA device named" last_error_names "ALSA device no_such_pcm: cannot open for capture"
+check "bad --sysfs-root" status_is 1 "$earshotd" --sysfs-root "$tmp/none" --bus none
+check "bad --sysfs-root named" last_error_names "--sysfs-root $tmp/none: not a directory"
+check "bad --events" status_is 1 "$earshotd" --events "$tmp/none/events.jsonl" --bus none
+check "bad --events named" last_error_names "--events $tmp/none/events.jsonl"
+printf '[kws]\nmodel = "%s/none.eshm"\n' "$tmp" >nomodel.toml
+check "missing model" status_is 1 "$earshotd" --config nomodel.toml --input wav:text.wav --bus none
+check "missing model named" last_error_names "none.eshm"
+
+# A whole recording as fast as the pipeline takes it: the same events as `earshot run`.
+printf '[daemon]\nrealtime = false\n' >fast.toml
+check "wav as fast as possible" status_is 0 "$earshotd" --config fast.toml --bus none --events - \
+  --input "wav:$src/tools/samples/computer_request.flac"
+sed -e 's/.*"final": true.*/final/' -e 's/^{"event": "\([a-z_]*\)".*/\1/' out.txt |
+  grep -v '^transcript$' | tr '\n' ' ' >sequence.txt
+check "wav sequence" test "$(cat sequence.txt)" = \
+  "profile speech_start state wake state final speech_end state "
+
+# The unit's sandboxing: systemd's own score, 2.0 or lower ("OK" or better).
+if command -v systemd-analyze >/dev/null; then
+  systemd-analyze security --offline=yes "$src/config/earshotd.service" >security.txt 2>&1
+  score=$(sed -n 's/.*Overall exposure level for earshotd.service: \([0-9.]*\).*/\1/p' security.txt)
+  echo "systemd-analyze security: ${score:-none}"
+  check "unit exposure <= 2.0" awk -v s="${score:-99}" 'BEGIN { exit !(s <= 2.0) }'
+else
+  echo "SKIP: systemd-analyze not installed"
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
