@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/stt/stt.h"
 
@@ -29,8 +30,9 @@ class PocketsphinxModel final : public SttModel {
  private:
   PocketsphinxModel(ps_decoder_s* decoder, bool whole_utterance)
       : decoder_(decoder), whole_utterance_(whole_utterance) {}
-  ps_decoder_s* decoder_;  // owned; sessions borrow it one utterance at a time
-  bool whole_utterance_;   // grammars: buffer the utterance, decode it at End
+  ps_decoder_s* decoder_;           // owned; sessions borrow it one utterance at a time
+  bool whole_utterance_;            // grammars: buffer the utterance, decode it at End
+  std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
 };
 
 }  // namespace earshot::stt
