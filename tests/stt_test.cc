@@ -1,4 +1,6 @@
 // Speech-to-text: the endpointer's rules, and the pocketsphinx backend on real speech.
+#include "models/stt/stt.h"
+
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +12,6 @@
 #include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/stt/endpointer.h"
-#include "models/stt/stt.h"
 
 namespace earshot::stt {
 namespace {
@@ -71,7 +72,8 @@ std::vector<int16_t> Read(const std::string& path) {
   return x;
 }
 
-SttResult Decode(const SttModel& model, const std::vector<int16_t>& x, std::string* partial = nullptr) {
+SttResult Decode(const SttModel& model, const std::vector<int16_t>& x,
+                 std::string* partial = nullptr) {
   auto session = model.NewSession();
   EXPECT_TRUE(session->Begin().ok());
   for (size_t i = 0; i + 160 <= x.size(); i += 160) {
@@ -92,7 +94,8 @@ int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein
   for (size_t i = 1; i <= r.size(); ++i) {
     cur[0] = static_cast<int>(i);
     for (size_t j = 1; j <= h.size(); ++j) {
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (r[i - 1] == h[j - 1] ? 0 : 1)});
+      cur[j] =
+          std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (r[i - 1] == h[j - 1] ? 0 : 1)});
     }
     std::swap(prev, cur);
   }
@@ -125,7 +128,8 @@ TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
     EXPECT_GT(r.confidence, 0.0);
     EXPECT_LE(r.confidence, 1.0);
     ASSERT_FALSE(r.words.empty());
-    for (size_t i = 1; i < r.words.size(); ++i) EXPECT_GE(r.words[i].start, r.words[i - 1].end - 1e-9);
+    for (size_t i = 1; i < r.words.size(); ++i)
+      EXPECT_GE(r.words[i].start, r.words[i - 1].end - 1e-9);
     EXPECT_LE(r.words.back().end, static_cast<double>(x.size()) / 16000 + 0.02);
   }
 }
@@ -139,10 +143,52 @@ TEST(Pocketsphinx, CommandWordsAsAGrammar) {
   ASSERT_TRUE(model.ok()) << model.error().message;
   int right = 0, total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    right += Decode(**model, Read(entry.path().string())).text == "yes";
+    const std::vector<int16_t> x = Read(entry.path().string());
+    std::string partial = "unset";
+    const SttResult r = Decode(**model, x, &partial);
+    right += r.text == "yes";
     ++total;
+    // A grammar decodes the utterance whole at End: nothing before it.
+    EXPECT_EQ(partial, "");
+    ASSERT_EQ(r.words.size(), 1u) << r.text;
+    EXPECT_EQ(r.words[0].word, r.text);
+    EXPECT_GT(r.words[0].end, r.words[0].start);
+    EXPECT_LE(r.words[0].end, static_cast<double>(x.size()) / 16000 + 0.02);
+    EXPECT_GT(r.confidence, 0.0);
+    EXPECT_LE(r.confidence, 1.0);
   }
   EXPECT_EQ(right, total);
+}
+
+TEST(Pocketsphinx, GrammarSessionsStartAfresh) {
+  const std::string dir = kData + "/kws/dev";
+  if (!std::filesystem::exists(dir + "/left")) GTEST_SKIP() << "no shared data at " << kData;
+  config::Config cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.words", "yes|no|up|down|left|right|on|off|stop|go").ok());
+  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  std::vector<std::vector<int16_t>> clips;
+  for (const char* word : {"left", "right", "on"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir + "/" + word)) {
+      clips.push_back(Read(entry.path().string()));
+      break;
+    }
+  }
+  // One session over several requests (as the cascade uses it), then each clip in a new one:
+  // the buffered audio of one request never leaks into the next.
+  auto session = (*model)->NewSession();
+  std::vector<std::string> reused;
+  for (const auto& x : clips) {
+    ASSERT_TRUE(session->Begin().ok());
+    for (size_t i = 0; i + 160 <= x.size(); i += 160) {
+      ASSERT_TRUE(session->Feed(std::span<const int16_t>(x).subspan(i, 160)).ok());
+    }
+    Result<SttResult> r = session->End();
+    ASSERT_TRUE(r.ok());
+    reused.push_back(r->text);
+  }
+  for (size_t i = 0; i < clips.size(); ++i) EXPECT_EQ(Decode(**model, clips[i]).text, reused[i]);
+  EXPECT_NE(reused[0], reused[1]);
 }
 
 TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
@@ -156,7 +202,8 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   ASSERT_TRUE(cfg.Set("stt.dictionary", "/nonexistent/words.dict").ok());
   model = LoadModel(*SttConfig::FromConfig(cfg));
   ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error().message.find("/nonexistent/words.dict: dictionary not found"), std::string::npos);
+  EXPECT_NE(model.error().message.find("/nonexistent/words.dict: dictionary not found"),
+            std::string::npos);
 
   const std::string bad_lm = testing::TempDir() + "/broken.lm";
   std::ofstream(bad_lm) << "this is not a language model\n";

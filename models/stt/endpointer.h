@@ -10,8 +10,8 @@
 namespace earshot::stt {
 
 struct EndpointConfig {
-  int endpoint_silence_frames = 70;  // 700 ms
-  int max_utterance_frames = 1000;   // 10 s
+  int endpoint_silence_frames = 70;    // 700 ms
+  int max_utterance_frames = 1000;     // 10 s
   int no_speech_timeout_frames = 400;  // 4 s
   // Speech in the first frames after the start is the keyword's trail (the VAD's hangover and
   // smoothing), not the request: it counts only if it goes on past them.
@@ -25,8 +25,8 @@ class Endpointer {
  public:
   explicit Endpointer(const EndpointConfig& config) : config_(config) {}
 
-  void Start();                  // at the wake word
-  EndReason Push(bool speech);   // one 10 ms frame's VAD decision
+  void Start();                 // at the wake word
+  EndReason Push(bool speech);  // one 10 ms frame's VAD decision
   int64_t frames() const { return frames_; }
   bool heard_speech() const { return heard_speech_; }
 

@@ -2,13 +2,18 @@
 // One ps_decoder_t holds the loaded acoustic model, dictionary and language model; it is made once
 // per SttModel and reused by every session (pocketsphinx reads the models with mmap where it can).
 // Profiles trade accuracy for speed (measured in the README):
-//   large: pocketsphinx's defaults (full beams, fwdflat and bestpath passes)
-//   small: every other frame scored (-ds 2), 2 Gaussians per mixture (-topn 2), narrower beams and
-//          no fwdflat pass
+//   large: pocketsphinx's beams, no fwdflat pass, bestpath rescoring of a lattice kept small
+//          (at most 10 word exits per frame) so the final result comes soon after the last frame
+//   small: every other frame scored (-ds 2), 2 Gaussians per mixture (-topn 2), narrower beams
+// With a language model, sessions decode as the frames come (partial hypotheses). With a grammar
+// (stt.grammar, stt.words: short commands) a session keeps the utterance and decodes it whole at
+// End, normalised by its own cepstral mean, which is far more accurate on one-second commands;
+// Partial is then empty.
 #pragma once
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "models/stt/stt.h"
 
@@ -23,8 +28,11 @@ class PocketsphinxModel final : public SttModel {
   std::unique_ptr<SttSession> NewSession() const override;
 
  private:
-  explicit PocketsphinxModel(ps_decoder_s* decoder) : decoder_(decoder) {}
-  ps_decoder_s* decoder_;  // owned; sessions borrow it one utterance at a time
+  PocketsphinxModel(ps_decoder_s* decoder, bool whole_utterance)
+      : decoder_(decoder), whole_utterance_(whole_utterance) {}
+  ps_decoder_s* decoder_;           // owned; sessions borrow it one utterance at a time
+  bool whole_utterance_;            // grammars: buffer the utterance, decode it at End
+  std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
 };
 
 }  // namespace earshot::stt

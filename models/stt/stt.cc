@@ -15,9 +15,12 @@ std::string OrDefault(const std::string& value, const std::string& fallback) {
 
 Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   SttConfig c;
-  c.acoustic_model = OrDefault(config.String("stt.acoustic_model"), std::string(kDebianModel) + "/en-us");
-  c.language_model = OrDefault(config.String("stt.language_model"), std::string(kDebianModel) + "/en-us.lm.bin");
-  c.dictionary = OrDefault(config.String("stt.dictionary"), std::string(kDebianModel) + "/cmudict-en-us.dict");
+  c.acoustic_model =
+      OrDefault(config.String("stt.acoustic_model"), std::string(kDebianModel) + "/en-us");
+  c.language_model =
+      OrDefault(config.String("stt.language_model"), std::string(kDebianModel) + "/en-us.lm.bin");
+  c.dictionary =
+      OrDefault(config.String("stt.dictionary"), std::string(kDebianModel) + "/cmudict-en-us.dict");
   c.grammar = config.String("stt.grammar");
   c.words = config.String("stt.words");
   c.profile = config.String("stt.profile");

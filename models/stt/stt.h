@@ -51,8 +51,8 @@ struct SttConfig {
   std::string acoustic_model;  // directory (mdef, means, ...)
   std::string language_model;  // ARPA or binary n-gram
   std::string dictionary;
-  std::string grammar;         // JSGF file: decode with it instead of the language model
-  std::string words;           // "yes|no|up": a command list, decoded as a one-word grammar
+  std::string grammar;  // JSGF file: decode with it instead of the language model
+  std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
   std::string profile = "large";
 
   static Result<SttConfig> FromConfig(const config::Config& config);

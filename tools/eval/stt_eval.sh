@@ -12,8 +12,9 @@ cut -f2 "$list" | xargs "$root/build/tools/earshot" transcribe --stats "$@" \
 # FILE -> the list's id, for the scorer.
 awk -F'\t' 'NR == FNR { id[$2] = $1; next } { print id[$1] "\t" $2 }' "$list" "$out/$name.paths.tsv" \
   > "$out/$name.hyp.tsv"
-audio=$(sed -E 's/.*"audio_s": ([0-9.]+).*/\1/' "$out/$name.stats.json")
-proc=$(sed -E 's/.*"proc_s": ([0-9.]+).*/\1/' "$out/$name.stats.json")
+summary=$(tail -1 "$out/$name.stats.json")  # after a line per file
+audio=$(sed -E 's/.*"audio_s": ([0-9.]+).*/\1/' <<< "$summary")
+proc=$(sed -E 's/.*"proc_s": ([0-9.]+).*/\1/' <<< "$summary")
 /usr/bin/python3 "$scorer" --ref "$ref" --hyp "$out/$name.hyp.tsv" --audio-s "$audio" --proc-s "$proc" \
   --name "$name" --summary-tsv "$out/summary.tsv" | tail -1
-cat "$out/$name.stats.json"
+echo "$summary"
