@@ -17,8 +17,6 @@
 namespace earshot::daemon {
 namespace {
 
-constexpr const char* kProfiles[] = {"performance", "balanced", "saver", "critical", "auto"};
-
 Error Errno(const std::string& what, int negative_errno) {
   return Error{what + ": " + std::strerror(-negative_errno)};
 }
@@ -31,18 +29,13 @@ const char* StateInWords(const std::string& state) {
   return "starting";
 }
 
-Result<statemachine::PipelineModels> LoadModels(const config::Config& config) {
-  auto front_end = features::FrontEndConfig::FromConfig(config);
-  if (!front_end.ok()) return front_end.error();
-  return statemachine::PipelineModels::Load(config, *front_end, statemachine::StageSet{});
-}
+
+}  // namespace
 
 Result<config::Config> ReadConfig(const std::string& path) {
   if (path.empty()) return config::Config::Defaults();
   return config::Config::FromFile(path);
 }
-
-}  // namespace
 
 Result<std::unique_ptr<Manager>> Manager::Create(const DaemonOptions& options) {
   std::unique_ptr<Manager> manager(new Manager(options));
@@ -81,7 +74,7 @@ Status Manager::Init() {
   Status s = OpenEventsOutput();
   if (s.ok()) s = SetUpEvents();  // blocks the signals before any thread starts
   if (!s.ok()) return s;
-  Result<statemachine::PipelineModels> models = LoadModels(config_);
+  Result<statemachine::PipelineModels> models = SetUpGovernor();
   if (!models.ok()) return models.error();
   const auto queue_frames = static_cast<size_t>(config_.Int("daemon.queue_ms") / audio::kFrameMs);
   queue_ = std::make_unique<FrameQueue>(queue_frames);
@@ -93,9 +86,7 @@ Status Manager::Init() {
   s = SetUpBus();
   if (s.ok()) s = StartInput();
   if (!s.ok()) return s;
-  requested_profile_ = config_.String("governor.profile");
-  ApplyProfile(requested_profile_ == "auto" ? "performance" : requested_profile_, "startup");
-  return OkStatus();
+  return StartPolling();
 }
 
 Status Manager::OpenEventsOutput() {
@@ -259,66 +250,6 @@ void Manager::Unmute() {
   muted_ = false;
   queue_->Send(Command::Kind::kUnmute);
   if (bus_) BusPropertyChanged(bus_, "Muted");
-}
-
-int Manager::SetProfile(const std::string& requested) {
-  bool known = false;
-  for (const char* p : kProfiles) known = known || requested == p;
-  if (!known) return -EINVAL;
-  requested_profile_ = requested;
-  // The governor's decision goes here once it lands; until then nothing else decides.
-  const std::string effective = requested == "auto" ? "performance" : requested;
-  ApplyProfile(effective, requested == "auto" ? "auto" : "requested");
-  return 0;
-}
-
-// The one place a profile takes effect (SetProfile now, the governor later).
-void Manager::ApplyProfile(const std::string& profile, const std::string& reason) {
-  const bool changed = profile != profile_;
-  profile_ = profile;
-  if (!changed && reason != "startup") return;
-  Log(LOG_INFO, "profile %s (%s)", profile.c_str(), reason.c_str());
-  Publish(ProfileEvent{Now(), profile, reason}, MonotonicUsec());
-  if (bus_) BusPropertyChanged(bus_, "Profile");
-}
-
-int Manager::Reload() {
-  if (loader_.joinable()) return -EBUSY;
-  Result<config::Config> cfg = ReadConfig(options_.config_path);
-  if (!cfg.ok()) {
-    Publish(ErrorEvent{Now(), "reload", cfg.error().message}, MonotonicUsec());
-    return -EINVAL;
-  }
-  // Loading takes a while (the STT model): off the loop and off the audio path.
-  loader_ = std::thread([this, c = std::move(cfg).value()] {
-    loaded_.emplace(LoadModels(c));
-    const uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = write(reload_fd_, &one, sizeof one);
-  });
-  return 0;
-}
-
-int Manager::OnReload(sd_event_source*, int fd, uint32_t, void* userdata) {
-  uint64_t count = 0;
-  [[maybe_unused]] ssize_t n = read(fd, &count, sizeof count);
-  static_cast<Manager*>(userdata)->OnReloadDone();
-  return 0;
-}
-
-// The loader thread has written loaded_ before its eventfd write, and is joined here before
-// loaded_ is read.
-void Manager::OnReloadDone() {
-  if (!loader_.joinable()) return;
-  loader_.join();
-  Result<statemachine::PipelineModels> models = std::move(*loaded_);
-  loaded_.reset();
-  if (!models.ok()) {
-    Publish(ErrorEvent{Now(), "reload", models.error().message + " (keeping the current models)"},
-            MonotonicUsec());
-    return;
-  }
-  Log(LOG_INFO, "models reloaded; they take over at the next idle moment");
-  queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
 }
 
 DaemonStats Manager::stats() const {

@@ -6,9 +6,10 @@
 // reload in progress (a loader thread that only loads files). They talk through the FrameQueue
 // (audio and commands, in capture order) and eventfds watched by the loop.
 //
-// Profiles: ApplyProfile() is the one place a profile takes effect; SetProfile() (D-Bus) and, once
-// it lands, the governor (statemachine/governor.*) call it. Until then `auto` means
-// "performance" and the battery and temperature read -1 (unknown).
+// Profiles (profiles.cc): the governor (statemachine/governor.h) reads sysfs every governor.poll_ms
+// from a timer; its decisions and D-Bus SetProfile go through ApplyDecision(), the one place a
+// profile takes effect: the `profile` event, the property, and the profile's models, loaded on
+// the loader thread (as a reload's are) and swapped by the pipeline at its next idle moment.
 #pragma once
 
 #include <systemd/sd-bus.h>
@@ -26,9 +27,15 @@
 #include "daemon/frame_queue.h"
 #include "daemon/input.h"
 #include "daemon/worker.h"
+#include "statemachine/governor.h"
 #include "statemachine/json_sink.h"
+#include "statemachine/model_library.h"
+#include "statemachine/sensors.h"
 
 namespace earshot::daemon {
+
+// The config file (empty path: the defaults).
+Result<config::Config> ReadConfig(const std::string& path);
 
 // earshotd's command line (DESIGN.md).
 struct DaemonOptions {
@@ -61,10 +68,10 @@ class Manager {
 
   // The D-Bus surface (bus.cc). Negative errno on failure.
   const std::string& state() const { return state_; }
-  const std::string& profile() const { return profile_; }
   bool muted() const { return muted_; }
-  int battery_percent() const { return -1; }
-  int temperature_millicelsius() const { return -1; }
+  const std::string& profile() const { return profile_name_; }
+  int battery_percent() const { return governor_->known().battery_percent.value_or(-1); }
+  int temperature_millicelsius() const { return governor_->known().temp_milli_c.value_or(-1); }
   uint64_t xruns() const { return input_ ? input_->xruns() : xruns_at_stop_; }
   void Mute();
   void Unmute();
@@ -80,10 +87,22 @@ class Manager {
   Status SetUpBus();
   Status OpenEventsOutput();
   Status StartInput();
-  void ApplyProfile(const std::string& profile, const std::string& reason);
+  // profiles.cc
+  struct ModelLoad {
+    std::shared_ptr<statemachine::ModelLibrary> library;
+    ProfileModels sizes;
+    bool reload = false;  // a Reload()'s (its errors are the reload's), else the governor's
+  };
+  static Result<std::shared_ptr<statemachine::ModelLibrary>> MakeLibrary(const config::Config& config);
+  Result<statemachine::PipelineModels> SetUpGovernor();
+  Status StartPolling();
+  void Poll();
+  void ApplyDecision(const Decision& decision);
+  void StartLoad(ModelLoad load);
+  void OnLoadDone();
+  static int OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata);
   void Publish(const Event& event, uint64_t monotonic_usec);
   void OnWorkerNotified();
-  void OnReloadDone();
   void Shutdown(const char* why, bool stop_input);
   void NotifyStatus();
   double Now() const;
@@ -105,12 +124,17 @@ class Manager {
   std::FILE* events_file_ = nullptr;
   std::optional<JsonLinesSink> json_;
 
+  std::optional<Governor> governor_;
+  std::unique_ptr<SensorReader> sensors_;
+  std::shared_ptr<statemachine::ModelLibrary> library_;  // the models in use come from it
+  ProfileModels active_sizes_;
   std::thread loader_;
+  ModelLoad loading_;                      // what loader_ loads
+  std::optional<ModelLoad> pending_load_;  // the next load, once loader_ is done
   std::optional<Result<statemachine::PipelineModels>> loaded_;  // written by the loader thread
 
   std::string state_ = "idle";
-  std::string requested_profile_ = "auto";
-  std::string profile_ = "performance";
+  std::string profile_name_;  // of the decision in force
   bool muted_ = false;
   bool input_paused_ = false;
   bool stopping_ = false;

@@ -55,6 +55,20 @@ sed -e 's/.*"final": true.*/final/' -e 's/^{"event": "\([a-z_]*\)".*/\1/' out.tx
 check "wav sequence" test "$(cat sequence.txt)" = \
   "profile speech_start state wake state final speech_end state "
 
+# The governor reads sysfs: a battery at 15% discharging and a hot zone choose saver; garbage in
+# the thermal zone is reported once as an error event and the daemon goes on.
+mkdir -p sys/class/power_supply/BAT0 sys/class/thermal/thermal_zone0 sys/class/thermal/thermal_zone1
+printf 'Battery\n' >sys/class/power_supply/BAT0/type
+printf '15\n' >sys/class/power_supply/BAT0/capacity
+printf 'Discharging\n' >sys/class/power_supply/BAT0/status
+printf '45000\n' >sys/class/thermal/thermal_zone0/temp
+printf 'hot\n' >sys/class/thermal/thermal_zone1/temp
+check "wav with a battery" status_is 0 "$earshotd" --config fast.toml --bus none --events - \
+  --sysfs-root sys --input "wav:$src/tools/samples/computer_request.flac"
+check "saver from the battery" grep -qF '"profile": "saver", "reason": "battery 15% discharging"' out.txt
+check "garbage zone reported" grep -q '"event": "error".*"stage": "governor".*thermal_zone1' out.txt
+check "request still served" grep -q '"final": true' out.txt
+
 # The unit's sandboxing: systemd's own score, 2.0 or lower ("OK" or better).
 if command -v systemd-analyze >/dev/null; then
   systemd-analyze security --offline=yes "$src/config/earshotd.service" >security.txt 2>&1

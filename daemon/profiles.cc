@@ -1,0 +1,159 @@
+// The Manager's profiles (manager.h): the governor polled from an sd-event timer, D-Bus
+// SetProfile, and model loads for a profile or a reload on the loader thread, swapped in by the
+// pipeline at its next idle moment.
+#include <sys/eventfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "daemon/bus.h"
+#include "daemon/log.h"
+#include "daemon/manager.h"
+#include "features/front_end.h"
+
+namespace earshot::daemon {
+namespace {
+
+int64_t MonotonicMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
+    const config::Config& config) {
+  auto front_end = features::FrontEndConfig::FromConfig(config);
+  if (!front_end.ok()) return front_end.error();
+  return std::make_shared<statemachine::ModelLibrary>(config, *front_end, statemachine::StageSet{});
+}
+
+// The governor and its first decision's models, loaded here (start-up loads before READY=1).
+Result<statemachine::PipelineModels> Manager::SetUpGovernor() {
+  auto gov_config = GovernorConfig::FromConfig(config_);
+  if (!gov_config.ok()) return gov_config.error();
+  governor_.emplace(*gov_config);
+  sensors_ = std::make_unique<SensorReader>(gov_config->sysfs_root);
+  auto library = MakeLibrary(config_);
+  if (!library.ok()) return library.error();
+  library_ = std::move(library).value();
+  active_sizes_ = gov_config->Models(gov_config->manual.value_or(Profile::kPerformance));
+  return library_->For(active_sizes_);
+}
+
+Status Manager::StartPolling() {
+  sd_event_source* s = nullptr;
+  const uint64_t poll_usec = static_cast<uint64_t>(governor_->config().poll_ms) * 1000;
+  int r = sd_event_add_time_relative(event_, &s, CLOCK_MONOTONIC, poll_usec, 0, OnPollTimer, this);
+  if (r < 0) return Error{"cannot start the governor's timer: " + std::string(strerror(-r))};
+  sources_.emplace_back(s);  // one-shot, re-armed by OnPollTimer
+  Poll();  // the first decision announces the profile
+  return OkStatus();
+}
+
+int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
+  auto* self = static_cast<Manager*>(userdata);
+  self->Poll();
+  sd_event_source_set_time(s, usec + static_cast<uint64_t>(self->governor_->config().poll_ms) * 1000);
+  sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+  return 0;
+}
+
+void Manager::Poll() {
+  SensorSample sample = sensors_->Read();
+  for (const std::string& warning : sample.warnings) {
+    Publish(ErrorEvent{Now(), "governor", warning}, MonotonicUsec());
+  }
+  const SensorReadings before = governor_->known();
+  ApplyDecision(governor_->Update(sample.readings, MonotonicMs()));
+  if (bus_ && governor_->known().battery_percent != before.battery_percent) {
+    BusPropertyChanged(bus_, "BatteryPercent");
+  }
+  if (bus_ && governor_->known().temp_milli_c != before.temp_milli_c) {
+    BusPropertyChanged(bus_, "TemperatureMilliCelsius");
+  }
+}
+
+int Manager::SetProfile(const std::string& requested) {
+  Result<std::optional<Profile>> parsed = ParseProfileSetting(requested);
+  if (!parsed.ok()) return -EINVAL;
+  ApplyDecision(governor_->SetOverride(*parsed, MonotonicMs()));
+  return 0;
+}
+
+// The one place a profile takes effect: the event, the property, and the profile's models.
+void Manager::ApplyDecision(const Decision& decision) {
+  if (!decision.changed) return;
+  profile_name_ = std::string(ProfileName(decision.profile));
+  Log(LOG_INFO, "profile %s (%s)", std::string(ProfileName(decision.profile)).c_str(),
+      decision.reason.c_str());
+  Publish(MakeProfileEvent(decision, Now()), MonotonicUsec());
+  if (bus_) BusPropertyChanged(bus_, "Profile");
+  const ProfileModels sizes = governor_->config().Models(decision.profile);
+  if (sizes == active_sizes_ && !loader_.joinable()) return;
+  StartLoad({library_, sizes, false});
+}
+
+// Loads on the loader thread (one load at a time: a later one waits for the current one and
+// replaces any other waiting).
+void Manager::StartLoad(ModelLoad load) {
+  if (loader_.joinable()) {
+    pending_load_ = std::move(load);
+    return;
+  }
+  loading_ = std::move(load);
+  loader_ = std::thread([this, library = loading_.library, sizes = loading_.sizes] {
+    loaded_.emplace(library->For(sizes));
+    const uint64_t one = 1;
+    [[maybe_unused]] ssize_t n = write(reload_fd_, &one, sizeof one);
+  });
+}
+
+int Manager::Reload() {
+  if (loader_.joinable()) return -EBUSY;
+  Result<config::Config> cfg = ReadConfig(options_.config_path);
+  auto library = cfg.ok() ? MakeLibrary(*cfg)
+                          : Result<std::shared_ptr<statemachine::ModelLibrary>>(cfg.error());
+  if (!library.ok()) {
+    Publish(ErrorEvent{Now(), "reload", library.error().message}, MonotonicUsec());
+    return -EINVAL;
+  }
+  StartLoad({std::move(library).value(), active_sizes_, true});  // off the loop and the audio path
+  return 0;
+}
+
+int Manager::OnReload(sd_event_source*, int fd, uint32_t, void* userdata) {
+  uint64_t count = 0;
+  [[maybe_unused]] ssize_t n = read(fd, &count, sizeof count);
+  static_cast<Manager*>(userdata)->OnLoadDone();
+  return 0;
+}
+
+// The loader thread has written loaded_ before its eventfd write, and is joined here before
+// loaded_ is read.
+void Manager::OnLoadDone() {
+  if (!loader_.joinable()) return;
+  loader_.join();
+  Result<statemachine::PipelineModels> models = std::move(*loaded_);
+  loaded_.reset();
+  const char* stage = loading_.reload ? "reload" : "governor";
+  if (!models.ok()) {
+    Publish(ErrorEvent{Now(), stage, models.error().message + " (keeping the current models)"},
+            MonotonicUsec());
+  } else {
+    library_ = loading_.library;
+    active_sizes_ = loading_.sizes;
+    Log(LOG_INFO, "models %s; they take over at the next idle moment",
+        loading_.reload ? "reloaded" : "loaded");
+    queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
+  }
+  if (pending_load_) {
+    ModelLoad next = std::move(*pending_load_);
+    pending_load_.reset();
+    StartLoad(std::move(next));
+  }
+}
+
+}  // namespace earshot::daemon
