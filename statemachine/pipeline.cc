@@ -132,6 +132,7 @@ void Pipeline::Finish() {
 void Pipeline::Mute() {
   if (state_ == State::kMuted) return;
   if (state_ == State::kCommand) AbandonRequest();
+  decided_end_ = stats_.frames;  // the frames the VAD had not decided are dropped with the audio
   const double t = time();
   if (speech_) sink_->Emit(SpeechEndEvent{t});
   speech_ = false;
