@@ -178,6 +178,7 @@ void Pipeline::RunKeyword(int64_t k) {
     StageTimer timer(stats_.kws);
     wake = detector_.Push(k, kws_->Process(ring_.Row(k)));
   }
+  kws_next_ = k + 1;
   if (wake) OnWake(*wake, k);
 }
 
@@ -265,17 +266,23 @@ void Pipeline::Enter(State next, int64_t k, double t) {
   if (next == State::kIdle && pending_models_) ApplyPendingModels();
 }
 
-// The keyword spotter starts fresh; coming from silence it first reads the pre-roll (without
-// detecting: a keyword there would end before the speech that the VAD just reported).
+// The keyword spotter starts; coming from silence it first reads the pre-roll (without detecting:
+// a keyword there would end before the speech that the VAD just reported), or only the frames it
+// missed if it stopped within the pre-roll. After a request it starts fresh.
 void Pipeline::StartKeyword(int64_t k, bool with_preroll) {
   if (!kws_) return;
-  kws_->Reset();
   (void)detector_.Flush();  // a run cut short by a request or a mute is no wake
-  if (!with_preroll) return;
-  for (int64_t j = std::max(ring_.begin(), k - settings_.preroll_frames); j < k; ++j) {
+  int64_t first = with_preroll ? std::max(ring_.begin(), k - settings_.preroll_frames) : k;
+  if (with_preroll && kws_next_ >= first && kws_next_ <= k) {
+    first = kws_next_;  // stopped within the pre-roll: carry on as if it had run all along
+  } else {
+    kws_->Reset();
+  }
+  for (int64_t j = first; j < k; ++j) {
     StageTimer timer(stats_.kws);
     kws_->Process(ring_.Row(j));
   }
+  kws_next_ = k;
 }
 
 // The request starts with the frame after the keyword's end, so the keyword is not transcribed
@@ -302,6 +309,7 @@ void Pipeline::ApplyPendingModels() {
   models_.stt = pending_models_->stt;
   pending_models_.reset();
   kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws, settings_.kws) : nullptr;
+  kws_next_ = -1;
   stt_ = models_.stt ? models_.stt->NewSession() : nullptr;
 }
 
@@ -310,6 +318,7 @@ void Pipeline::ResetStreamState() {
   vad_.Reset();
   frame_base_ = stats_.frames;
   decided_end_ = frame_base_;
+  kws_next_ = -1;
   ring_.Reset(frame_base_);
   speech_ = false;
 }

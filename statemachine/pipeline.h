@@ -137,6 +137,7 @@ class Pipeline {
   int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
   int64_t request_start_ = 0;  // first frame fed to the STT
   int64_t decided_end_ = 0;    // the last decided frame + 1
+  int64_t kws_next_ = -1;      // the next frame the keyword session expects (-1: none)
   std::string last_partial_;
   PipelineStats stats_;
 };
