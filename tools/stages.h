@@ -1,6 +1,5 @@
-// The stages as the offline commands build and run them from the config: the source, the front
-// end, the VAD. (The cascade of statemachine/ will own the pipeline once it lands; the commands
-// share these meanwhile.)
+// What the single-stage commands (`earshot vad`, `kws`, `features`) build from the config: the
+// source, the front end, the VAD alone. The cascade itself is statemachine/pipeline.h.
 #pragma once
 
 #include <functional>
