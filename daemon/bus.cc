@@ -72,9 +72,6 @@ int MethodSetProfile(sd_bus_message* m, void* userdata, sd_bus_error* error) {
 
 int MethodReload(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   const int r = ManagerOf(userdata).Reload();
-  if (r == -EBUSY) {
-    return sd_bus_error_set(error, SD_BUS_ERROR_FAILED, "a reload is already in progress");
-  }
   if (r < 0) {
     return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
                             "the configuration cannot be read (see the error event)");

@@ -76,7 +76,7 @@ class Manager {
   void Mute();
   void Unmute();
   int SetProfile(const std::string& requested);  // -EINVAL for an unknown profile
-  int Reload();                                  // -EBUSY while a reload runs
+  int Reload();  // loads after a load in progress; the models swap at the next idle moment
   DaemonStats stats() const;
   sd_bus* bus() const { return bus_; }
 
@@ -127,7 +127,8 @@ class Manager {
   std::optional<Governor> governor_;
   std::unique_ptr<SensorReader> sensors_;
   std::shared_ptr<statemachine::ModelLibrary> library_;  // the models in use come from it
-  ProfileModels active_sizes_;
+  ProfileModels active_sizes_;  // of the models the pipeline has (or gets at its next idle)
+  ProfileModels wanted_sizes_;  // of the decision in force: active, or being loaded
   std::thread loader_;
   ModelLoad loading_;                      // what loader_ loads
   std::optional<ModelLoad> pending_load_;  // the next load, once loader_ is done

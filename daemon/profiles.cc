@@ -40,6 +40,7 @@ Result<statemachine::PipelineModels> Manager::SetUpGovernor() {
   if (!library.ok()) return library.error();
   library_ = std::move(library).value();
   active_sizes_ = gov_config->Models(gov_config->manual.value_or(Profile::kPerformance));
+  wanted_sizes_ = active_sizes_;
   return library_->For(active_sizes_);
 }
 
@@ -92,7 +93,8 @@ void Manager::ApplyDecision(const Decision& decision) {
   Publish(MakeProfileEvent(decision, Now()), MonotonicUsec());
   if (bus_) BusPropertyChanged(bus_, "Profile");
   const ProfileModels sizes = governor_->config().Models(decision.profile);
-  if (sizes == active_sizes_ && !loader_.joinable()) return;
+  if (sizes == wanted_sizes_) return;  // in use, or being loaded
+  wanted_sizes_ = sizes;
   StartLoad({library_, sizes, false});
 }
 
@@ -112,7 +114,6 @@ void Manager::StartLoad(ModelLoad load) {
 }
 
 int Manager::Reload() {
-  if (loader_.joinable()) return -EBUSY;
   Result<config::Config> cfg = ReadConfig(options_.config_path);
   auto library = cfg.ok() ? MakeLibrary(*cfg)
                           : Result<std::shared_ptr<statemachine::ModelLibrary>>(cfg.error());
@@ -120,7 +121,8 @@ int Manager::Reload() {
     Publish(ErrorEvent{Now(), "reload", library.error().message}, MonotonicUsec());
     return -EINVAL;
   }
-  StartLoad({std::move(library).value(), active_sizes_, true});  // off the loop and the audio path
+  // Off the loop and the audio path; after a load in progress, if any.
+  StartLoad({std::move(library).value(), wanted_sizes_, true});
   return 0;
 }
 
@@ -142,6 +144,7 @@ void Manager::OnLoadDone() {
   if (!models.ok()) {
     Publish(ErrorEvent{Now(), stage, models.error().message + " (keeping the current models)"},
             MonotonicUsec());
+    if (!pending_load_) wanted_sizes_ = active_sizes_;
   } else {
     library_ = loading_.library;
     active_sizes_ = loading_.sizes;
