@@ -10,21 +10,23 @@ namespace {
 double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }  // frame k's start
 double EndTime(int64_t k) { return static_cast<double>(k + 1) / 100.0; }  // frame k's end
 
-// Adds the time from construction to destruction, and one frame, to a stage's counter.
+// Adds the time from construction to destruction, and one frame unless `frames` is 0 (more work
+// on a frame already counted), to a stage's counter.
 class StageTimer {
  public:
-  explicit StageTimer(StageCounter& counter)
-      : counter_(counter), start_(std::chrono::steady_clock::now()) {}
+  explicit StageTimer(StageCounter& counter, int frames = 1)
+      : counter_(counter), frames_(frames), start_(std::chrono::steady_clock::now()) {}
   ~StageTimer() {
     counter_.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
                                 std::chrono::steady_clock::now() - start_).count();
-    ++counter_.frames;
+    counter_.frames += frames_;
   }
   StageTimer(const StageTimer&) = delete;
   StageTimer& operator=(const StageTimer&) = delete;
 
  private:
   StageCounter& counter_;
+  int frames_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -217,10 +219,9 @@ void Pipeline::EmitPartial(int64_t k) {
   if (!stt_ || interval <= 0 || endpointer_.frames() % interval != 0) return;
   std::string partial;
   {
-    StageTimer timer(stats_.stt);
+    StageTimer timer(stats_.stt, 0);
     partial = stt_->Partial();
   }
-  --stats_.stt.frames;  // time of the frame's work, not another frame
   if (partial.empty() || partial == last_partial_) return;
   last_partial_ = partial;
   sink_->Emit(TranscriptEvent{EndTime(k), partial, false, 0.0, StartTime(request_start_), EndTime(k)});

@@ -1,17 +1,8 @@
 #!/usr/bin/env bash
 # CLI tests of `earshot`: exit statuses, golden output, every kind of bad input, a 2-hour file.
 # Usage: tests/cli_test.sh PATH/TO/earshot
-set -uo pipefail
 earshot=$(realpath "$1")
-src=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0; failed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
-status_is() { local want=$1; shift; "$@" >out.txt 2>err.txt; [ $? -eq "$want" ]; }
+source "$(dirname "$0")/cli_lib.sh"
 valid_json_lines() { python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' "$1"; }
 one_error_line_naming() { [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "$1" err.txt; }
 
@@ -51,8 +42,7 @@ done
 # With the STT: the cascade's events in order, the request's final transcript among them.
 check "run sample all stages" status_is 0 "$earshot" run sample.flac
 check "run sample all json" valid_json_lines out.txt
-sed -e 's/.*"final": true.*/final/' -e 's/^{"event": "\([a-z_]*\)".*/\1/' out.txt |
-  grep -v '^transcript$' | tr '\n' ' ' >sequence.txt
+event_sequence >sequence.txt
 check "run sample sequence" test "$(cat sequence.txt)" = \
   "state audio speech_start state wake state final speech_end state "
 check "--stages vad stops early" status_is 0 "$earshot" run --stages vad sample.flac
@@ -173,5 +163,4 @@ rss_kib=$(tail -1 rss.txt)
 echo "2-hour file: peak RSS ${rss_kib} KiB"
 check "2-hour peak RSS under 64 MiB" test "$rss_kib" -lt 65536
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -2,17 +2,8 @@
 # CLI tests of `earshotd` that need no bus: usage and runtime errors, the shipped config, a whole
 # recording through --bus none, and the unit file's sandboxing score.
 # Usage: tests/daemon_cli_test.sh PATH/TO/earshotd
-set -uo pipefail
 earshotd=$(realpath "$1")
-src=$(cd "$(dirname "$0")/.." && pwd)
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
-passed=0; failed=0
-check() {  # check NAME CONDITION-COMMAND...
-  local name=$1; shift
-  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL: $name"; fi
-}
-status_is() { local want=$1; shift; "$@" >out.txt 2>err.txt; [ $? -eq "$want" ]; }
+source "$(dirname "$0")/cli_lib.sh"
 last_error_names() { grep -qF -- "$1" err.txt; }
 
 check "help" status_is 0 "$earshotd" --help
@@ -50,8 +41,7 @@ check "missing model named" last_error_names "none.eshm"
 printf '[daemon]\nrealtime = false\n' >fast.toml
 check "wav as fast as possible" status_is 0 "$earshotd" --config fast.toml --bus none --events - \
   --input "wav:$src/tools/samples/computer_request.flac"
-sed -e 's/.*"final": true.*/final/' -e 's/^{"event": "\([a-z_]*\)".*/\1/' out.txt |
-  grep -v '^transcript$' | tr '\n' ' ' >sequence.txt
+event_sequence >sequence.txt
 check "wav sequence" test "$(cat sequence.txt)" = \
   "profile speech_start state wake state final speech_end state "
 
@@ -79,5 +69,4 @@ else
   echo "SKIP: systemd-analyze not installed"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
