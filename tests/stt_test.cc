@@ -134,6 +134,38 @@ TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
   }
 }
 
+SttResult DecodeIn(SttSession& session, const std::vector<int16_t>& x) {
+  EXPECT_TRUE(session.Begin().ok());
+  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
+    EXPECT_TRUE(session.Feed(std::span<const int16_t>(x).subspan(i, 160)).ok());
+  }
+  Result<SttResult> r = session.End();
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : SttResult{};
+}
+
+TEST(Pocketsphinx, ASessionCarriesItsStreamsCepstralMean) {
+  const std::string path = kData + "/stt/121-121726-0000.flac";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
+  auto model = LoadModel(*SttConfig::FromConfig(config::Config::Defaults()));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto x = Read(path);
+  // Two streams, their utterances interleaved. In each, the second utterance starts from the mean
+  // the first left (this speaker's, not the model's -cmninit), so it decodes differently; neither
+  // stream sees the other's history.
+  auto stream = (*model)->NewSession();
+  auto other = (*model)->NewSession();
+  const SttResult first = DecodeIn(*stream, x);
+  const SttResult other_first = DecodeIn(*other, x);
+  const SttResult second = DecodeIn(*stream, x);
+  const SttResult other_second = DecodeIn(*other, x);
+  EXPECT_TRUE(second.text != first.text || second.confidence != first.confidence);
+  EXPECT_EQ(other_first.text, first.text);
+  EXPECT_EQ(other_first.confidence, first.confidence);
+  EXPECT_EQ(other_second.text, second.text);
+  EXPECT_EQ(other_second.confidence, second.confidence);
+}
+
 TEST(Pocketsphinx, CommandWordsAsAGrammar) {
   const std::string dir = kData + "/kws/dev/yes";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;

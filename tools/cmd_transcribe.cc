@@ -16,8 +16,8 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot transcribe [--profile large|small] [--stats] [--config F] [--set stt.KEY=V]... "
-    "FILE...\n"
+    "usage: earshot transcribe [--profile large|small] [--stream] [--stats] [--config F]\n"
+    "                          [--set stt.KEY=V]... FILE...\n"
     "\n"
     "Prints FILE<TAB>text for each FILE, decoding the whole file as one utterance with the [stt]\n"
     "settings (pocketsphinx, Debian's en-us model by default; stt.grammar or stt.words for a "
@@ -25,6 +25,9 @@ constexpr std::string_view kUsage =
     "vocabulary).\n"
     "  --profile P   large (default) or small (faster, less accurate); same as --set "
     "stt.profile=P\n"
+    "  --stream      the files are consecutive utterances of one audio stream (as the cascade\n"
+    "                decodes a microphone's requests): each starts from the cepstral mean the\n"
+    "                previous one left; without it every file starts afresh\n"
     "  --stats       print to stderr, as JSON lines: per file its audio seconds and latency, then "
     "in\n"
     "                all: audio seconds, decoding seconds, model load seconds,\n"
@@ -67,10 +70,9 @@ struct Stats {
 };
 
 Result<std::string> TranscribeFile(const std::string& path, const config::Config& config,
-                                   const stt::SttModel& model, Stats& stats) {
+                                   stt::SttSession& session, Stats& stats) {
   auto source = audio::FileSource::Open(path, SourceOptions(config));
   if (!source.ok()) return source.error();
-  std::unique_ptr<stt::SttSession> session = model.NewSession();
   audio::Frame frame;
   std::vector<int16_t> samples;  // decoded first: the timing covers recognition only
   for (;;) {
@@ -80,14 +82,17 @@ Result<std::string> TranscribeFile(const std::string& path, const config::Config
     samples.insert(samples.end(), frame.begin(), frame.end());
   }
   const Clock::time_point start = Clock::now();
-  if (Status s = session->Begin(); !s.ok()) return Error{path + ": " + s.error().message};
+  if (Status s = session.Begin(); !s.ok()) return Error{path + ": " + s.error().message};
   for (size_t i = 0; i < samples.size(); i += audio::kFrameSamples) {
-    Status s = session->Feed(std::span<const int16_t>(samples).subspan(i, audio::kFrameSamples));
-    if (!s.ok()) return Error{path + ": " + s.error().message};
+    Status s = session.Feed(std::span<const int16_t>(samples).subspan(i, audio::kFrameSamples));
+    if (!s.ok()) {
+      (void)session.End();  // close the utterance: the stream goes on with the next file
+      return Error{path + ": " + s.error().message};
+    }
   }
   const Clock::time_point last_frame = Clock::now();
   const double last_frame_cpu = ThreadCpuSeconds();
-  Result<stt::SttResult> result = session->End();
+  Result<stt::SttResult> result = session.End();
   const Clock::time_point done = Clock::now();
   const double done_cpu = ThreadCpuSeconds();
   if (!result.ok()) return Error{path + ": " + result.error().message};
@@ -131,8 +136,11 @@ int Transcribe(const Args& command_args) {
     PrintError(model.error().message);
     return kExitRuntime;
   }
+  const bool one_stream = args.Option("--stream", "") == "1";
+  std::unique_ptr<stt::SttSession> stream = (*model)->NewSession();
   for (const std::string& path : args.positional) {
-    Result<std::string> text = TranscribeFile(path, *cfg, **model, stats);
+    if (!one_stream) stream = (*model)->NewSession();
+    Result<std::string> text = TranscribeFile(path, *cfg, *stream, stats);
     if (!text.ok()) {
       PrintError(text.error().message);
       status = kExitRuntime;
@@ -149,6 +157,6 @@ int Transcribe(const Args& command_args) {
 
 const Command kTranscribeCommand{"transcribe", "speech-to-text over whole files, FILE<TAB>text",
                                  kUsage,       {"--profile"},
-                                 {"--stats"},  Transcribe};
+                                 {"--stats", "--stream"}, Transcribe};
 
 }  // namespace earshot::cli

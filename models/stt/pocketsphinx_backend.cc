@@ -64,7 +64,7 @@ class PocketsphinxSession final : public SttSession {
  public:
   PocketsphinxSession(ps_decoder_t* decoder, bool whole_utterance,
                       const std::vector<mfcc_t>& initial_cmn)
-      : decoder_(decoder), whole_utterance_(whole_utterance), initial_cmn_(initial_cmn) {
+      : decoder_(decoder), whole_utterance_(whole_utterance), stream_cmn_(initial_cmn) {
     if (whole_utterance_) samples_.reserve(kReservedSamples);
   }
 
@@ -101,6 +101,12 @@ class PocketsphinxSession final : public SttSession {
       }
     }
     if (ps_end_utt(decoder_) < 0) return Error{"stt: pocketsphinx could not end the utterance"};
+    // pocketsphinx folded this utterance into the live mean at its end: the stream keeps it.
+    feat_t* feat = ps_get_feat(decoder_);
+    if (!whole_utterance_ && feat != nullptr && feat->cmn_struct != nullptr &&
+        !stream_cmn_.empty()) {
+      cmn_live_get(feat->cmn_struct, stream_cmn_.data());
+    }
     return Collect();
   }
 
@@ -109,13 +115,15 @@ class PocketsphinxSession final : public SttSession {
   static constexpr size_t kReservedSamples = 10 * 16000;
 
   Status StartUtterance() {
-    // A fresh stream per utterance: frame numbers (word timings) count from its start, and the
-    // live cepstral mean starts from the model's -cmninit (pocketsphinx would carry the previous
-    // utterance's mean over), so results do not depend on history.
+    // A fresh pocketsphinx stream per utterance, so frame numbers (word timings) count from its
+    // start. The live cepstral mean is the session's own: the model's -cmninit in a new session,
+    // then what this session's previous utterances left. A session is one audio stream (one
+    // microphone and room), so its requests start from that stream's channel, and results depend
+    // on that stream's history only, never on other sessions of the model.
     if (ps_start_stream(decoder_) < 0) return Error{"stt: pocketsphinx could not start a stream"};
     feat_t* feat = ps_get_feat(decoder_);
-    if (feat != nullptr && feat->cmn_struct != nullptr && !initial_cmn_.empty()) {
-      cmn_live_set(feat->cmn_struct, initial_cmn_.data());
+    if (feat != nullptr && feat->cmn_struct != nullptr && !stream_cmn_.empty()) {
+      cmn_live_set(feat->cmn_struct, stream_cmn_.data());
     }
     if (ps_start_utt(decoder_) < 0) {
       return Error{"stt: pocketsphinx could not start an utterance"};
@@ -143,8 +151,8 @@ class PocketsphinxSession final : public SttSession {
 
   ps_decoder_t* decoder_;  // borrowed from the model
   const bool whole_utterance_;
-  const std::vector<mfcc_t>& initial_cmn_;  // the model's, read before any utterance
-  std::vector<int16_t> samples_;            // the utterance so far, when decoded whole
+  std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean this stream's next utterance starts from
+  std::vector<int16_t> samples_;    // the utterance so far, when decoded whole
 };
 
 }  // namespace

@@ -27,6 +27,9 @@ struct SttResult {
   std::vector<SttWord> words;
 };
 
+// One audio stream's decoding, an utterance at a time (Begin, Feed..., End). A backend may carry
+// what it learnt of the stream from one utterance to the next (pocketsphinx: the cepstral mean),
+// never from one session to another.
 class SttSession {
  public:
   virtual ~SttSession() = default;
