@@ -8,10 +8,6 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 list=$1 ref=$2 out=$3 name=$4; shift 4
 [ $# -gt 0 ] || set -- --set 'stt.words=yes|no|up|down|left|right|on|off|stop|go'
 scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}/cmd_score.py
-mkdir -p "$out"
-cut -f2 "$list" | xargs "$root/build/tools/earshot" transcribe --stats "$@" \
-  > "$out/$name.paths.tsv" 2> "$out/$name.stats.json"
-awk -F'\t' 'NR == FNR { id[$2] = $1; next } { print id[$1] "\t" $2 }' "$list" "$out/$name.paths.tsv" \
-  > "$out/$name.hyp.tsv"
+"$root/tools/eval/transcribe_list.sh" "$list" "$out" "$name" "$@"
 /usr/bin/python3 "$scorer" --ref "$ref" --hyp "$out/$name.hyp.tsv" --name "$name" \
   --per-clip "$out/$name.clips.tsv" --summary-tsv "$out/summary.tsv" | tail -1

@@ -6,12 +6,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 list=$1 ref=$2 out=$3 name=$4; shift 4
 scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}/stt_score.py
-mkdir -p "$out"
-cut -f2 "$list" | xargs "${EARSHOT_BIN:-$root/build/tools/earshot}" transcribe --stats "$@" \
-  > "$out/$name.paths.tsv" 2> "$out/$name.stats.json"
-# FILE -> the list's id, for the scorer.
-awk -F'\t' 'NR == FNR { id[$2] = $1; next } { print id[$1] "\t" $2 }' "$list" "$out/$name.paths.tsv" \
-  > "$out/$name.hyp.tsv"
+"$root/tools/eval/transcribe_list.sh" "$list" "$out" "$name" "$@"
 summary=$(tail -1 "$out/$name.stats.json")  # after a line per file
 audio=$(sed -E 's/.*"audio_s": ([0-9.]+).*/\1/' <<< "$summary")
 proc=$(sed -E 's/.*"proc_s": ([0-9.]+).*/\1/' <<< "$summary")
