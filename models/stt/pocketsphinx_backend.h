@@ -3,12 +3,13 @@
 // per SttModel and reused by every session (pocketsphinx reads the models with mmap where it can).
 // Profiles trade accuracy for speed (measured in the README):
 //   large: pocketsphinx's beams, no fwdflat pass, bestpath rescoring of a lattice kept small
-//          (at most 10 word exits per frame) so the final result comes soon after the last frame
+//          (at most 10 word exits per frame) and at most 7000 active HMMs per frame, so the final
+//          result comes soon after the last frame
 //   small: every other frame scored (-ds 2), 2 Gaussians per mixture (-topn 2), narrower beams
 // With a language model, sessions decode as the frames come (partial hypotheses). With a grammar
 // (stt.grammar, stt.words: short commands) a session keeps the utterance and decodes it whole at
 // End, normalised by its own cepstral mean, which is far more accurate on one-second commands;
-// Partial is then empty.
+// Partial is then empty. A session is one stream: its utterances carry the live cepstral mean over.
 #pragma once
 
 #include <memory>
