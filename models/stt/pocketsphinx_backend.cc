@@ -38,8 +38,11 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
     // up to 20 ms each: at most 7000 active HMMs per frame halve the slowest ends, WER unchanged.
     args.insert(args.end(), {"-maxwpf", "10", "-pl_window", "1", "-maxhmmpf", "7000"});
   } else if (profile == "small") {
-    args.insert(args.end(), {"-ds", "2", "-topn", "2", "-maxhmmpf", "3000", "-maxwpf", "5",
-                             "-pl_window", "10", "-beam", "1e-40", "-wbeam", "1e-24"});
+    // Narrower phone and last-phone beams and 2000 HMMs per frame kept it 2x faster than large
+    // once large was capped at 7000 HMMs (README).
+    args.insert(args.end(), {"-ds", "2", "-topn", "2", "-maxhmmpf", "2000", "-maxwpf", "5",
+                             "-pl_window", "10", "-beam", "1e-40", "-wbeam", "1e-24", "-pbeam",
+                             "1e-40", "-lpbeam", "1e-30"});
   }
   return args;
 }
