@@ -18,9 +18,14 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 EARSHOT_VAD_MODEL="$tmp/vad.eshm" EARSHOT_VAD_VECTORS="$tmp/vectors.txt" \
   "$build/tests/vad_test" --gtest_filter='Vad.BitExactWithTheTrainingReference'
 "$build/tools/earshot" vad --set vad.model="$tmp/vad.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
+# A dozen synthetic clips when the synthesisers are there (tools/setup.sh --training installs them).
+synth=(--synth none)
+if command -v espeak-ng >/dev/null && command -v flite >/dev/null; then
+  synth=(--synth "$tmp/synth" --synth-scale 0.01)
+fi
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
-  --streams 4 --epochs 1 --small-epochs 1 --out "$tmp/kws.eshm" --small-out "$tmp/kws_small.eshm" \
-  --log "$tmp/kws.log"
+  --streams 4 --epochs 1 --small-epochs 1 --mine-rounds 2 --out "$tmp/kws.eshm" \
+  --small-out "$tmp/kws_small.eshm" --log "$tmp/kws.log" "${synth[@]}"
 for size in kws kws_small; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"

@@ -1,6 +1,7 @@
 """Training streams for the keyword spotter: keyword clips and negatives in gaps, augmented (gain,
 speed, reverberation, noise), their per-hop targets, and the model inputs computed by the device's
 own front end (`earshot features`) and kws_input's integer transform."""
+import copy
 import time
 
 import numpy as np
@@ -26,11 +27,26 @@ def change_speed(x, factor):
 
 class Sources:
     """The clips a stream draws from: keyword clips, LibriSpeech read speech (the background the
-    device hears most) and the other negatives (command words, other wake words, digits)."""
+    device hears most) and the other negatives (command words, other wake words, digits); and,
+    optionally, synthetic keyword clips (`synth_pos`, a `synth_pos_frac` share of the positives) and
+    synthetic near misses (`near`, a `near_frac` share of the negatives: words that sound like the
+    keyword, and plain sentences in the same voices)."""
 
-    def __init__(self, positives, speech, others):
+    def __init__(self, positives, speech, others, synth_pos=(), near=(), synth_pos_frac=0.0,
+                 near_frac=0.0, speech_frac=0.5):
         self.positives, self.speech, self.others = positives, speech, others
+        self.speech_frac = speech_frac
+        self.synth_pos, self.near = list(synth_pos), list(near)
+        self.synth_pos_frac = synth_pos_frac if self.synth_pos else 0.0
+        self.near_frac = near_frac if self.near else 0.0
         self.cache = {}
+
+    def with_speech_frac(self, speech_frac):
+        """The same clips (and decoded cache) with another share of read speech among the
+        non-synthetic negatives."""
+        other = copy.copy(self)
+        other.speech_frac = speech_frac
+        return other
 
     def read(self, path):
         if path not in self.cache:
@@ -38,7 +54,8 @@ class Sources:
         return self.cache[path]
 
     def pick(self, rng, kind):
-        pool = {"pos": self.positives, "speech": self.speech, "other": self.others}[kind]
+        pool = {"pos": self.positives, "speech": self.speech, "other": self.others,
+                "spos": self.synth_pos, "near": self.near}[kind]
         return self.read(pool[rng.integers(0, len(pool))])
 
 
@@ -61,17 +78,28 @@ def place(rng, x, positive, rirs):
     return xp, t
 
 
+def negative_kind(rng, sources):
+    if sources.near_frac and rng.uniform() < sources.near_frac:
+        return "near"
+    return "speech" if rng.uniform() < sources.speech_frac else "other"
+
+
+def positive_kind(rng, sources):
+    return "spos" if sources.synth_pos_frac and rng.uniform() < sources.synth_pos_frac else "pos"
+
+
 def build_stream(rng, sources, rirs, noise, n_pos, n_neg):
-    """Clips in random order with 0.1-0.8 s gaps; speech negatives half the time; noise at 0-20 dB
-    SNR on 80% of the streams."""
-    kinds = ["pos"] * n_pos + [("speech" if rng.uniform() < 0.5 else "other") for _ in range(n_neg)]
+    """Clips in random order with 0.1-0.8 s gaps; speech negatives half the time (of those not
+    synthetic; `sources.speech_frac`); noise at 0-20 dB SNR on 80% of the streams."""
+    kinds = ([positive_kind(rng, sources) for _ in range(n_pos)] +
+             [negative_kind(rng, sources) for _ in range(n_neg)])
     rng.shuffle(kinds)
     pieces, targets = [], []
     for kind in kinds:
         gap = int(rng.uniform(0.1, 0.8) * 100) * audio_io.HOP
         pieces.append(np.zeros(gap))
         targets.append(np.zeros(gap // audio_io.HOP))
-        xp, t = place(rng, sources.pick(rng, kind), kind == "pos", rirs)
+        xp, t = place(rng, sources.pick(rng, kind), kind in ("pos", "spos"), rirs)
         pieces.append(xp)
         targets.append(t)
     s, y = np.concatenate(pieces), np.concatenate(targets)
