@@ -137,9 +137,9 @@ int Transcribe(const Args& command_args) {
     return kExitRuntime;
   }
   const bool one_stream = args.Option("--stream", "") == "1";
-  std::unique_ptr<stt::SttSession> stream = (*model)->NewSession();
+  std::unique_ptr<stt::SttSession> stream;
   for (const std::string& path : args.positional) {
-    if (!one_stream) stream = (*model)->NewSession();
+    if (!stream || !one_stream) stream = (*model)->NewSession();
     Result<std::string> text = TranscribeFile(path, *cfg, *stream, stats);
     if (!text.ok()) {
       PrintError(text.error().message);
@@ -155,8 +155,11 @@ int Transcribe(const Args& command_args) {
 
 }  // namespace
 
-const Command kTranscribeCommand{"transcribe", "speech-to-text over whole files, FILE<TAB>text",
-                                 kUsage,       {"--profile"},
-                                 {"--stats", "--stream"}, Transcribe};
+const Command kTranscribeCommand{"transcribe",
+                                 "speech-to-text over whole files, FILE<TAB>text",
+                                 kUsage,
+                                 {"--profile"},
+                                 {"--stats", "--stream"},
+                                 Transcribe};
 
 }  // namespace earshot::cli

@@ -40,9 +40,9 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
   } else if (profile == "small") {
     // Narrower phone and last-phone beams and 2000 HMMs per frame kept it 2x faster than large
     // once large was capped at 7000 HMMs (README).
-    args.insert(args.end(), {"-ds", "2", "-topn", "2", "-maxhmmpf", "2000", "-maxwpf", "5",
-                             "-pl_window", "10", "-beam", "1e-40", "-wbeam", "1e-24", "-pbeam",
-                             "1e-40", "-lpbeam", "1e-30"});
+    args.insert(args.end(),
+                {"-ds", "2", "-topn", "2", "-maxhmmpf", "2000", "-maxwpf", "5", "-pl_window", "10",
+                 "-beam", "1e-40", "-wbeam", "1e-24", "-pbeam", "1e-40", "-lpbeam", "1e-30"});
   }
   return args;
 }
@@ -156,7 +156,7 @@ class PocketsphinxSession final : public SttSession {
 
   ps_decoder_t* decoder_;  // borrowed from the model
   const bool whole_utterance_;
-  std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean this stream's next utterance starts from
+  std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean of this stream's next utterance
   std::vector<int16_t> samples_;    // the utterance so far, when decoded whole
 };
 
