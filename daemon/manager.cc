@@ -12,6 +12,7 @@
 
 #include "daemon/bus.h"
 #include "daemon/log.h"
+#include "daemon/wakeup.h"
 #include "features/front_end.h"
 
 namespace earshot::daemon {
@@ -28,7 +29,6 @@ const char* StateInWords(const std::string& state) {
   if (state == "muted") return "muted: not listening";
   return "starting";
 }
-
 
 }  // namespace
 
@@ -143,8 +143,7 @@ Status Manager::StartInput() {
   hooks.want_space = [this] {
     input_paused_ = true;
     worker_->WantSpace();
-    const uint64_t one = 1;  // check at once too: the worker may have drained it already
-    [[maybe_unused]] ssize_t n = write(worker_fd_, &one, sizeof one);
+    SignalWakeup(worker_fd_);  // check at once too: the worker may have drained it already
   };
   hooks.on_end = [this] { Shutdown("end of input", false); };
   hooks.on_change = [this] {
@@ -200,8 +199,7 @@ void Manager::Shutdown(const char* why, bool stop_input) {
 }
 
 int Manager::OnWorker(sd_event_source*, int fd, uint32_t, void* userdata) {
-  uint64_t count = 0;
-  [[maybe_unused]] ssize_t n = read(fd, &count, sizeof count);
+  DrainWakeup(fd);
   static_cast<Manager*>(userdata)->OnWorkerNotified();
   return 0;
 }

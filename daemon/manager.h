@@ -93,7 +93,8 @@ class Manager {
     ProfileModels sizes;
     bool reload = false;  // a Reload()'s (its errors are the reload's), else the governor's
   };
-  static Result<std::shared_ptr<statemachine::ModelLibrary>> MakeLibrary(const config::Config& config);
+  static Result<std::shared_ptr<statemachine::ModelLibrary>> MakeLibrary(
+      const config::Config& config);
   Result<statemachine::PipelineModels> SetUpGovernor();
   Status StartPolling();
   void Poll();

@@ -1,15 +1,14 @@
 // The Manager's profiles (manager.h): the governor polled from an sd-event timer, D-Bus
 // SetProfile, and model loads for a profile or a reload on the loader thread, swapped in by the
 // pipeline at its next idle moment.
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <cstring>
 
 #include "daemon/bus.h"
 #include "daemon/log.h"
 #include "daemon/manager.h"
+#include "daemon/wakeup.h"
 #include "features/front_end.h"
 
 namespace earshot::daemon {
@@ -50,14 +49,16 @@ Status Manager::StartPolling() {
   int r = sd_event_add_time_relative(event_, &s, CLOCK_MONOTONIC, poll_usec, 0, OnPollTimer, this);
   if (r < 0) return Error{"cannot start the governor's timer: " + std::string(strerror(-r))};
   sources_.emplace_back(s);  // one-shot, re-armed by OnPollTimer
-  Poll();  // the first decision announces the profile
+  // The first decision announces the profile.
+  Poll();
   return OkStatus();
 }
 
 int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
   auto* self = static_cast<Manager*>(userdata);
   self->Poll();
-  sd_event_source_set_time(s, usec + static_cast<uint64_t>(self->governor_->config().poll_ms) * 1000);
+  sd_event_source_set_time(s,
+                           usec + static_cast<uint64_t>(self->governor_->config().poll_ms) * 1000);
   sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
   return 0;
 }
@@ -108,8 +109,7 @@ void Manager::StartLoad(ModelLoad load) {
   loading_ = std::move(load);
   loader_ = std::thread([this, library = loading_.library, sizes = loading_.sizes] {
     loaded_.emplace(library->For(sizes));
-    const uint64_t one = 1;
-    [[maybe_unused]] ssize_t n = write(reload_fd_, &one, sizeof one);
+    SignalWakeup(reload_fd_);
   });
 }
 
@@ -127,8 +127,7 @@ int Manager::Reload() {
 }
 
 int Manager::OnReload(sd_event_source*, int fd, uint32_t, void* userdata) {
-  uint64_t count = 0;
-  [[maybe_unused]] ssize_t n = read(fd, &count, sizeof count);
+  DrainWakeup(fd);
   static_cast<Manager*>(userdata)->OnLoadDone();
   return 0;
 }

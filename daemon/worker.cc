@@ -1,8 +1,6 @@
 #include "daemon/worker.h"
 
-#include <unistd.h>
-
-#include <cstdint>
+#include "daemon/wakeup.h"
 
 namespace earshot::daemon {
 
@@ -78,11 +76,7 @@ void PipelineWorker::Emit(const Event& event) {
   Notify();
 }
 
-void PipelineWorker::Notify() {
-  const uint64_t one = 1;
-  // An eventfd write only fails when the counter would overflow, which the loop's reads prevent.
-  [[maybe_unused]] ssize_t n = write(notify_fd_, &one, sizeof one);
-}
+void PipelineWorker::Notify() { SignalWakeup(notify_fd_); }
 
 std::vector<Outgoing> PipelineWorker::TakeEvents() {
   std::vector<Outgoing> events;

@@ -1,5 +1,6 @@
 #include "statemachine/pipeline.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "statemachine/model_library.h"
@@ -7,19 +8,26 @@
 namespace earshot::statemachine {
 namespace {
 
-double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }  // frame k's start
+double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }    // frame k's start
 double EndTime(int64_t k) { return static_cast<double>(k + 1) / 100.0; }  // frame k's end
 
 // Adds the time from construction to destruction, and one frame unless `frames` is 0 (more work
-// on a frame already counted), to a stage's counter.
+// on a frame already counted), to a stage's counter; and keeps the longest such time in
+// `*longest_ns` if given.
 class StageTimer {
  public:
-  explicit StageTimer(StageCounter& counter, int frames = 1)
-      : counter_(counter), frames_(frames), start_(std::chrono::steady_clock::now()) {}
+  explicit StageTimer(StageCounter& counter, int frames = 1, int64_t* longest_ns = nullptr)
+      : counter_(counter),
+        frames_(frames),
+        longest_ns_(longest_ns),
+        start_(std::chrono::steady_clock::now()) {}
   ~StageTimer() {
-    counter_.nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                std::chrono::steady_clock::now() - start_).count();
+    const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                           std::chrono::steady_clock::now() - start_)
+                           .count();
+    counter_.nanoseconds += ns;
     counter_.frames += frames_;
+    if (longest_ns_ != nullptr) *longest_ns_ = std::max(*longest_ns_, ns);
   }
   StageTimer(const StageTimer&) = delete;
   StageTimer& operator=(const StageTimer&) = delete;
@@ -27,6 +35,7 @@ class StageTimer {
  private:
   StageCounter& counter_;
   int frames_;
+  int64_t* longest_ns_;
   std::chrono::steady_clock::time_point start_;
 };
 
@@ -155,8 +164,10 @@ void Pipeline::SwapModels(PipelineModels models) {
 void Pipeline::OnDecided(int64_t k, bool speech) {
   decided_end_ = k + 1;
   if (speech != speech_) OnSpeechChange(k, speech);
-  if (state_ == State::kVoice) RunKeyword(k);
-  else if (state_ == State::kCommand) RunCommand(k);
+  if (state_ == State::kVoice)
+    RunKeyword(k);
+  else if (state_ == State::kCommand)
+    RunCommand(k);
 }
 
 // In `command` the request is one stretch of speech whatever pauses it has: its end is the
@@ -168,8 +179,10 @@ void Pipeline::OnSpeechChange(int64_t k, bool speech) {
     if (std::optional<kws::Wake> wake = detector_.Flush()) OnWake(*wake, k - 1);
   }
   if (state_ == State::kCommand) return;
-  if (speech) sink_->Emit(SpeechStartEvent{StartTime(k)});
-  else sink_->Emit(SpeechEndEvent{StartTime(k)});
+  if (speech)
+    sink_->Emit(SpeechStartEvent{StartTime(k)});
+  else
+    sink_->Emit(SpeechEndEvent{StartTime(k)});
   Enter(Next(state_, speech ? Input::kSpeechStart : Input::kSpeechEnd, speech), k, StartTime(k));
 }
 
@@ -224,7 +237,8 @@ void Pipeline::EmitPartial(int64_t k) {
   }
   if (partial.empty() || partial == last_partial_) return;
   last_partial_ = partial;
-  sink_->Emit(TranscriptEvent{EndTime(k), partial, false, 0.0, StartTime(request_start_), EndTime(k)});
+  sink_->Emit(
+      TranscriptEvent{EndTime(k), partial, false, 0.0, StartTime(request_start_), EndTime(k)});
 }
 
 // The endpoint at frame k: the final transcript, then the end of the request's speech unless the
@@ -233,12 +247,10 @@ void Pipeline::EndRequest(int64_t k) {
   const double t = EndTime(k);
   ++stats_.requests;
   if (stt_) {
-    const auto start = std::chrono::steady_clock::now();
-    Result<stt::SttResult> result = stt_->End();
-    const int64_t waited = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                               std::chrono::steady_clock::now() - start).count();
-    stats_.stt.nanoseconds += waited;
-    stats_.stt_end_nanoseconds_max = std::max(stats_.stt_end_nanoseconds_max, waited);
+    Result<stt::SttResult> result = [&] {
+      StageTimer timer(stats_.stt, 0, &stats_.stt_end_nanoseconds_max);
+      return stt_->End();
+    }();
     if (!result.ok()) {
       sink_->Emit(ErrorEvent{t, "stt", result.error().message});
     } else {  // final, if empty: the request ended without words
