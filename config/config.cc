@@ -1,11 +1,12 @@
 #include "config/config.h"
 
+#include <toml++/toml.h>
+
 #include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
-#include <toml++/toml.h>
 
 #include "config/options.h"
 
@@ -127,6 +128,11 @@ Config Config::Defaults() {
     c.values_.emplace(std::string(spec.name), std::move(v).value());
   }
   return c;
+}
+
+Result<Config> Config::FromFileOrDefaults(const std::filesystem::path& path) {
+  if (path.empty()) return Defaults();
+  return FromFile(path);
 }
 
 Result<Config> Config::FromFile(const std::filesystem::path& path) {

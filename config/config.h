@@ -1,6 +1,6 @@
 // Config: the effective value of every option of config/options.h, from the defaults, a TOML file
-// and `--set` overrides, in that order. Unknown keys, wrong types and out-of-range values are errors
-// that name the key (and the file) and the allowed range.
+// and `--set` overrides, in that order. Unknown keys, wrong types and out-of-range values are
+// errors that name the key (and the file) and the allowed range.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +22,8 @@ class Config {
   static Config Defaults();
   // Defaults, then the keys of a TOML file (tables are sections: [audio] preroll_ms = 1500).
   static Result<Config> FromFile(const std::filesystem::path& path);
+  // FromFile, or the defaults when no file is named (an empty path: no --config).
+  static Result<Config> FromFileOrDefaults(const std::filesystem::path& path);
 
   // Applies one "section.key=value" override (the argument of --set).
   Status SetAssignment(std::string_view assignment);

@@ -72,9 +72,7 @@ Result<Args> ParseArgs(int argc, char** argv) {
 }
 
 int PrintConfig(const DaemonOptions& options) {
-  Result<config::Config> cfg = options.config_path.empty()
-                                   ? config::Config::Defaults()
-                                   : config::Config::FromFile(options.config_path);
+  Result<config::Config> cfg = config::Config::FromFileOrDefaults(options.config_path);
   if (!cfg.ok()) {
     std::fprintf(stderr, "earshotd: %s\n", cfg.error().message.c_str());
     return 1;

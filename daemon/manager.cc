@@ -32,11 +32,6 @@ const char* StateInWords(const std::string& state) {
 
 }  // namespace
 
-Result<config::Config> ReadConfig(const std::string& path) {
-  if (path.empty()) return config::Config::Defaults();
-  return config::Config::FromFile(path);
-}
-
 Result<std::unique_ptr<Manager>> Manager::Create(const DaemonOptions& options) {
   std::unique_ptr<Manager> manager(new Manager(options));
   Status s = manager->Init();
@@ -60,7 +55,7 @@ Manager::~Manager() {
 }
 
 Status Manager::Init() {
-  Result<config::Config> cfg = ReadConfig(options_.config_path);
+  Result<config::Config> cfg = config::Config::FromFileOrDefaults(options_.config_path);
   if (!cfg.ok()) return cfg.error();
   config_ = std::move(cfg).value();
   if (options_.input.empty()) options_.input = config_.String("daemon.input");

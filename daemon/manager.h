@@ -34,9 +34,6 @@
 
 namespace earshot::daemon {
 
-// The config file (empty path: the defaults).
-Result<config::Config> ReadConfig(const std::string& path);
-
 // earshotd's command line (DESIGN.md).
 struct DaemonOptions {
   std::string config_path;

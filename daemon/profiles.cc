@@ -114,7 +114,7 @@ void Manager::StartLoad(ModelLoad load) {
 }
 
 int Manager::Reload() {
-  Result<config::Config> cfg = ReadConfig(options_.config_path);
+  Result<config::Config> cfg = config::Config::FromFileOrDefaults(options_.config_path);
   auto library = cfg.ok() ? MakeLibrary(*cfg)
                           : Result<std::shared_ptr<statemachine::ModelLibrary>>(cfg.error());
   if (!library.ok()) {

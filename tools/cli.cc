@@ -59,9 +59,7 @@ Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
 
 Result<config::Config> LoadConfig(const Args& args, int* status) {
   *status = kExitRuntime;
-  Result<config::Config> cfg =
-      args.config_path.empty() ? config::Config::Defaults()
-                               : config::Config::FromFile(args.config_path);
+  Result<config::Config> cfg = config::Config::FromFileOrDefaults(args.config_path);
   if (!cfg.ok()) return cfg.error();
   for (const std::string& set : args.sets) {
     Status s = cfg->SetAssignment(set);
