@@ -6,7 +6,8 @@ namespace earshot::models {
 
 FloatMlp::FloatMlp(const Int8Mlp& mlp) {
   for (const Int8Dense& d : mlp.layers()) {
-    Layer l{Eigen::MatrixXd(d.outputs, d.inputs), Eigen::VectorXd(d.outputs)};
+    Layer l{Eigen::MatrixXd(d.outputs, d.inputs), Eigen::VectorXd(d.outputs), d.total_inputs(),
+            d.positions, static_cast<Eigen::Index>(d.window_step())};
     for (int o = 0; o < d.outputs; ++o) {
       // (acc * mult + 2^(shift-1)) >> shift is acc * mult / 2^shift, rounded.
       const double scale = d.mult[o] / std::ldexp(1.0, d.shift[o]);
@@ -19,30 +20,39 @@ FloatMlp::FloatMlp(const Int8Mlp& mlp) {
   }
 }
 
+Eigen::VectorXd FloatMlp::PerPosition(const Layer& layer, const Eigen::MatrixXd& weight,
+                                      const Eigen::VectorXd& x, const Eigen::VectorXd& add) {
+  const Eigen::Index c = weight.rows(), k = weight.cols();
+  Eigen::VectorXd out(layer.positions * c);
+  for (Eigen::Index p = 0; p < layer.positions; ++p) {
+    out.segment(p * c, c) = weight * x.segment(p * layer.window_step, k) + add;
+  }
+  return out;
+}
+
 double FloatMlp::Logit(std::span<const int8_t> input) const {
   Eigen::VectorXd a(static_cast<Eigen::Index>(input.size()));
   for (size_t i = 0; i < input.size(); ++i) a(static_cast<Eigen::Index>(i)) = input[i];
   for (size_t l = 0; l < layers_.size(); ++l) {
-    a = layers_[l].weight * a + layers_[l].bias;
+    a = PerPosition(layers_[l], layers_[l].weight, a, layers_[l].bias);
     if (l + 1 < layers_.size()) a = a.cwiseMax(0.0).cwiseMin(127.0);  // ReLU, int8 saturation
   }
   return a(0);
 }
 
 double FloatMlp::ErrorBound() const {
-  Eigen::VectorXd e = Eigen::VectorXd::Zero(layers_.front().weight.cols());  // inputs are exact
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    e = layers_[l].weight.cwiseAbs() * e;
-    e.array() += 0.5;
+  Eigen::VectorXd e = Eigen::VectorXd::Zero(layers_.front().inputs);  // inputs are exact
+  for (const Layer& l : layers_) {
+    e = PerPosition(l, l.weight.cwiseAbs(), e, Eigen::VectorXd::Constant(l.weight.rows(), 0.5));
   }
   return e(0);
 }
 
 double FloatMlp::ErrorRms() const {
-  Eigen::VectorXd var = Eigen::VectorXd::Zero(layers_.front().weight.cols());
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    var = layers_[l].weight.cwiseAbs2() * var;
-    var.array() += 1.0 / 12.0;
+  Eigen::VectorXd var = Eigen::VectorXd::Zero(layers_.front().inputs);
+  for (const Layer& l : layers_) {
+    var = PerPosition(l, l.weight.cwiseAbs2(), var,
+                      Eigen::VectorXd::Constant(l.weight.rows(), 1.0 / 12.0));
   }
   return std::sqrt(var(0));
 }

@@ -1,15 +1,21 @@
 #include "models/int8_mlp.h"
 
 #include <algorithm>
+#include <string>
 
 namespace earshot::models {
 namespace {
+
+// A bound on any layer's outputs (P * C) and so on the scratch buffers: far above any model's,
+// it keeps a damaged file's geometry from asking for gigabytes.
+constexpr int64_t kMaxLayerOutputs = int64_t{1} << 24;
 
 // acc * mult / 2^shift, rounded: |acc| < 2^31 and mult < 2^31, so the product fits in int64.
 inline int64_t Requantize(int32_t acc, int32_t mult, int32_t shift) {
   return (int64_t{acc} * mult + (int64_t{1} << (shift - 1))) >> shift;
 }
 
+// One position: the layer's C channels of one window of K inputs.
 void Dense(const Int8Dense& layer, std::span<const int8_t> in, std::span<int8_t> out) {
   for (int o = 0; o < layer.outputs; ++o) {
     const int8_t* w = &layer.weight[static_cast<size_t>(o) * layer.inputs];
@@ -20,44 +26,109 @@ void Dense(const Int8Dense& layer, std::span<const int8_t> in, std::span<int8_t>
   }
 }
 
+// Every position of a hidden layer (a dense layer has one), position-major.
+void Hidden(const Int8Dense& layer, std::span<const int8_t> in, std::span<int8_t> out) {
+  const auto k = static_cast<size_t>(layer.inputs), c = static_cast<size_t>(layer.outputs);
+  for (size_t p = 0; p < static_cast<size_t>(layer.positions); ++p) {
+    Dense(layer, in.subspan(p * layer.window_step(), k), out.subspan(p * c, c));
+  }
+}
+
+// The geometry of layer l over `input_size` inputs: a dense layer's (one frame of K, one
+// position) without "l{l}.conv", else the convolution's, checked against the weight rows.
+Status SetGeometry(const ModelFile& file, int l, int input_size, Int8Dense& layer) {
+  const std::string name = "l" + std::to_string(l) + ".conv";
+  const std::string at = "layer " + std::to_string(l);
+  if (!file.Dims(name).ok()) {
+    if (layer.inputs != input_size) {
+      return file.Fail(at + " takes " + std::to_string(layer.inputs) + " inputs, expected " +
+                       std::to_string(input_size));
+    }
+    layer.frame_width = input_size;
+    return OkStatus();
+  }
+  Result<std::vector<int32_t>> conv = file.Read<int32_t>(name, {3});
+  if (!conv.ok()) return conv.error();
+  const int32_t k = (*conv)[0], s = (*conv)[1], w = (*conv)[2];
+  if (k < 1 || s < 1 || w < 1) {
+    return file.Fail("tensor '" + name + "' = {" + std::to_string(k) + ", " + std::to_string(s) +
+                     ", " + std::to_string(w) +
+                     "}: kernel_frames, stride_frames and frame_width must be at least 1");
+  }
+  if (input_size % w != 0) {
+    return file.Fail(at + " takes " + std::to_string(input_size) +
+                     " inputs, not a whole number of frames of " + std::to_string(w));
+  }
+  if (int64_t{k} * w != layer.inputs) {
+    return file.Fail(at + " has weight rows of " + std::to_string(layer.inputs) +
+                     " values, expected kernel_frames x frame_width = " + std::to_string(k) +
+                     " x " + std::to_string(w));
+  }
+  const int frames = input_size / w;
+  if (k > frames) {
+    return file.Fail(at + "'s kernel of " + std::to_string(k) +
+                     " frames is longer than its input of " + std::to_string(frames) + " frame" +
+                     (frames == 1 ? "" : "s"));
+  }
+  layer.kernel_frames = k;
+  layer.stride_frames = s;
+  layer.frame_width = w;
+  layer.input_frames = frames;
+  layer.positions = (frames - k) / s + 1;
+  return OkStatus();
+}
+
+// Layer l's tensors, over `input_size` inputs (the model's, or the previous layer's outputs).
+Result<Int8Dense> LoadLayer(const ModelFile& file, int l, int input_size) {
+  const std::string prefix = "l" + std::to_string(l) + ".";
+  Result<std::vector<uint32_t>> dims = file.Dims(prefix + "weight");
+  if (!dims.ok()) return dims.error();
+  if (dims->size() != 2) return file.Fail("tensor '" + prefix + "weight' must be 2-D");
+  Int8Dense layer;
+  layer.outputs = static_cast<int>((*dims)[0]);
+  layer.inputs = static_cast<int>((*dims)[1]);
+  if (Status s = SetGeometry(file, l, input_size, layer); !s.ok()) return s.error();
+  if (int64_t{layer.positions} * layer.outputs > kMaxLayerOutputs) {
+    return file.Fail("layer " + std::to_string(l) + " has " + std::to_string(layer.positions) +
+                     " x " + std::to_string(layer.outputs) + " outputs, more than 2^24");
+  }
+  const auto out = static_cast<uint32_t>(layer.outputs);
+  auto weight = file.Read<int8_t>(prefix + "weight", *dims);
+  auto bias = file.Read<int32_t>(prefix + "bias", {out});
+  auto mult = file.Read<int32_t>(prefix + "mult", {out});
+  auto shift = file.Read<int32_t>(prefix + "shift", {out});
+  for (const Error* e :
+       {weight.ok() ? nullptr : &weight.error(), bias.ok() ? nullptr : &bias.error(),
+        mult.ok() ? nullptr : &mult.error(), shift.ok() ? nullptr : &shift.error()}) {
+    if (e != nullptr) return *e;
+  }
+  layer.weight = std::move(weight).value();
+  layer.bias = std::move(bias).value();
+  layer.mult = std::move(mult).value();
+  layer.shift = std::move(shift).value();
+  for (int o = 0; o < layer.outputs; ++o) {
+    if (layer.mult[o] <= 0 || layer.shift[o] < 1 || layer.shift[o] > 62) {
+      return file.Fail("layer " + std::to_string(l) + " has an invalid requantisation");
+    }
+  }
+  return layer;
+}
+
 }  // namespace
 
 Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
   Int8Mlp mlp;
-  for (int l = 0;; ++l) {
-    const std::string prefix = "l" + std::to_string(l) + ".";
-    Result<std::vector<uint32_t>> dims = file.Dims(prefix + "weight");
-    if (!dims.ok()) break;
-    if (dims->size() != 2) return file.Fail("tensor '" + prefix + "weight' must be 2-D");
-    Int8Dense layer;
-    layer.outputs = static_cast<int>((*dims)[0]);
-    layer.inputs = static_cast<int>((*dims)[1]);
-    const int expected_inputs = l == 0 ? inputs : mlp.layers_.back().outputs;
-    if (layer.inputs != expected_inputs) {
-      return file.Fail("layer " + std::to_string(l) + " takes " + std::to_string(layer.inputs) +
-                       " inputs, expected " + std::to_string(expected_inputs));
-    }
-    const auto out = static_cast<uint32_t>(layer.outputs);
-    auto weight = file.Read<int8_t>(prefix + "weight", *dims);
-    auto bias = file.Read<int32_t>(prefix + "bias", {out});
-    auto mult = file.Read<int32_t>(prefix + "mult", {out});
-    auto shift = file.Read<int32_t>(prefix + "shift", {out});
-    for (const Error* e : {weight.ok() ? nullptr : &weight.error(), bias.ok() ? nullptr : &bias.error(),
-                           mult.ok() ? nullptr : &mult.error(), shift.ok() ? nullptr : &shift.error()}) {
-      if (e != nullptr) return *e;
-    }
-    layer.weight = std::move(weight).value();
-    layer.bias = std::move(bias).value();
-    layer.mult = std::move(mult).value();
-    layer.shift = std::move(shift).value();
-    for (int o = 0; o < layer.outputs; ++o) {
-      if (layer.mult[o] <= 0 || layer.shift[o] < 1 || layer.shift[o] > 62) {
-        return file.Fail("layer " + std::to_string(l) + " has an invalid requantisation");
-      }
-    }
-    mlp.layers_.push_back(std::move(layer));
+  for (int l = 0; file.Dims("l" + std::to_string(l) + ".weight").ok(); ++l) {
+    const int input_size = l == 0 ? inputs : mlp.layers_.back().total_outputs();
+    Result<Int8Dense> layer = LoadLayer(file, l, input_size);
+    if (!layer.ok()) return layer.error();
+    mlp.layers_.push_back(std::move(layer).value());
   }
   if (mlp.layers_.empty()) return file.Fail("tensor 'l0.weight' is missing");
+  const std::string last = "l" + std::to_string(mlp.layers_.size() - 1) + ".conv";
+  if (file.Dims(last).ok()) {
+    return file.Fail("the last layer must be dense, yet it has a tensor '" + last + "'");
+  }
   if (mlp.layers_.back().outputs != 1) return file.Fail("the last layer must have one output");
   auto sigmoid = file.Read<uint16_t>("sigmoid", {2 * kLogitHalfRange});
   if (!sigmoid.ok()) return sigmoid.error();
@@ -67,7 +138,7 @@ Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
 
 Int8Mlp::Scratch Int8Mlp::MakeScratch() const {
   int widest = 0;
-  for (const Int8Dense& l : layers_) widest = std::max(widest, l.outputs);
+  for (const Int8Dense& l : layers_) widest = std::max(widest, l.total_outputs());
   return Scratch{std::vector<int8_t>(widest), std::vector<int8_t>(widest)};
 }
 
@@ -75,8 +146,8 @@ int32_t Int8Mlp::RunLogit(std::span<const int8_t> input, Scratch& scratch) const
   std::span<const int8_t> in = input;
   for (size_t l = 0; l + 1 < layers_.size(); ++l) {
     std::vector<int8_t>& out = (l % 2 == 0) ? scratch.a : scratch.b;
-    Dense(layers_[l], in, out);
-    in = std::span<const int8_t>(out.data(), static_cast<size_t>(layers_[l].outputs));
+    Hidden(layers_[l], in, out);
+    in = std::span<const int8_t>(out.data(), static_cast<size_t>(layers_[l].total_outputs()));
   }
   const Int8Dense& last = layers_.back();
   int32_t acc = last.bias[0];

@@ -4,8 +4,18 @@
 // and the table are the model file's (the VAD: Q6 logits, a plain sigmoid; the keyword spotter:
 // Q4 logits, sigmoid(logit / 4)). Immutable; callers own the scratch buffers, so one model serves
 // any number of sessions.
+//
+// Tensors of layer l (l0, l1, ...): "l{l}.weight" int8 [C][K], "l{l}.bias", "l{l}.mult" and
+// "l{l}.shift" int32 [C], and optionally "l{l}.conv" int32 [3] = {kernel_frames k, stride_frames s,
+// frame_width w}, which makes a hidden layer a 1-D convolution over time (a TDNN or "patch dense"
+// layer). Such a layer reads its N_in inputs as N_in / w frames of w values, frame-major, and
+// applies the same C weight rows (K = k * w) at each of P = (N_in / w - k) / s + 1 positions:
+// position p's window is in[p * s * w .. (p * s + k) * w), its channel c goes to out[p * C + c]
+// (position-major, P * C outputs). Without "l{l}.conv" the layer is dense: one position whose
+// window is the whole input (K = N_in). The last layer is always dense, with one output: the logit.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -15,13 +25,25 @@
 
 namespace earshot::models {
 
+// One layer; a dense one has the geometry of a single frame of K values, read at one position.
 struct Int8Dense {
-  int inputs = 0;
-  int outputs = 0;
+  int inputs = 0;              // K, a weight row's length: kernel_frames * frame_width
+  int outputs = 0;             // C, the channels of each position
+  int kernel_frames = 1;       // frames read at each position
+  int stride_frames = 1;       // frames between one position's window and the next
+  int frame_width = 0;         // values per input frame
+  int input_frames = 1;        // N_in / frame_width
+  int positions = 1;           // P = (input_frames - kernel_frames) / stride_frames + 1
   std::vector<int8_t> weight;  // [outputs][inputs]
   std::vector<int32_t> bias;   // at the accumulator's scale
   std::vector<int32_t> mult;   // requantisation: (acc * mult + 2^(shift-1)) >> shift
   std::vector<int32_t> shift;
+
+  int total_inputs() const { return input_frames * frame_width; }  // N_in
+  int total_outputs() const { return positions * outputs; }        // P * C
+  // Values between the starts of two positions' windows (size_t: a stride past the input's end,
+  // allowed when there is one position, must not overflow).
+  size_t window_step() const { return static_cast<size_t>(stride_frames) * frame_width; }
 };
 
 class Int8Mlp {
@@ -41,7 +63,7 @@ class Int8Mlp {
   // The output logit in the model's Q-format, clamped to [-kLogitHalfRange, kLogitHalfRange).
   int32_t RunLogit(std::span<const int8_t> input, Scratch& scratch) const;
 
-  int inputs() const { return layers_.front().inputs; }
+  int inputs() const { return layers_.front().total_inputs(); }  // the model's input size
   const std::vector<Int8Dense>& layers() const { return layers_; }
 
  private:
