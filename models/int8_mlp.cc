@@ -143,8 +143,12 @@ Int8Mlp::Scratch Int8Mlp::MakeScratch() const {
 }
 
 int32_t Int8Mlp::RunLogit(std::span<const int8_t> input, Scratch& scratch) const {
+  return RunLogitFrom(0, input, scratch);
+}
+
+int32_t Int8Mlp::RunLogitFrom(size_t first, std::span<const int8_t> input, Scratch& scratch) const {
   std::span<const int8_t> in = input;
-  for (size_t l = 0; l + 1 < layers_.size(); ++l) {
+  for (size_t l = first; l + 1 < layers_.size(); ++l) {
     std::vector<int8_t>& out = (l % 2 == 0) ? scratch.a : scratch.b;
     Hidden(layers_[l], in, out);
     in = std::span<const int8_t>(out.data(), static_cast<size_t>(layers_[l].total_outputs()));
@@ -157,7 +161,16 @@ int32_t Int8Mlp::RunLogit(std::span<const int8_t> input, Scratch& scratch) const
 }
 
 uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {
-  return sigmoid_q15_[static_cast<size_t>(RunLogit(input, scratch) + kLogitHalfRange)];
+  return RunFrom(0, input, scratch);
+}
+
+void Int8Mlp::RunWindow(int l, std::span<const int8_t> window, std::span<int8_t> out) const {
+  Dense(layers_[static_cast<size_t>(l)], window, out);
+}
+
+uint16_t Int8Mlp::RunFrom(int first, std::span<const int8_t> input, Scratch& scratch) const {
+  const int32_t logit = RunLogitFrom(static_cast<size_t>(first), input, scratch);
+  return sigmoid_q15_[static_cast<size_t>(logit + kLogitHalfRange)];
 }
 
 }  // namespace earshot::models

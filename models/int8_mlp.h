@@ -63,10 +63,18 @@ class Int8Mlp {
   // The output logit in the model's Q-format, clamped to [-kLogitHalfRange, kLogitHalfRange).
   int32_t RunLogit(std::span<const int8_t> input, Scratch& scratch) const;
 
+  // For streaming (a caller that keeps a convolution's outputs from one hop to the next):
+  // hidden layer l at one position, its window of inputs K -> its C outputs;
+  void RunWindow(int l, std::span<const int8_t> window, std::span<int8_t> out) const;
+  // and the score of the layers from `first` on, given layer first - 1's P * C outputs.
+  uint16_t RunFrom(int first, std::span<const int8_t> input, Scratch& scratch) const;
+
   int inputs() const { return layers_.front().total_inputs(); }  // the model's input size
   const std::vector<Int8Dense>& layers() const { return layers_; }
 
  private:
+  int32_t RunLogitFrom(size_t first, std::span<const int8_t> input, Scratch& scratch) const;
+
   std::vector<Int8Dense> layers_;
   std::vector<uint16_t> sigmoid_q15_;  // [2 * kLogitHalfRange]
 };

@@ -18,8 +18,9 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   if (!dims.ok()) return dims.error();
   Result<std::vector<int32_t>> context = file->Read<int32_t>("context", *dims);
   if (!context.ok()) return context.error();
-  if (context->empty() || context->size() > 256 || !std::is_sorted(context->begin(), context->end()) ||
-      context->front() < -400 || context->back() != 0) {
+  if (context->empty() || context->size() > 256 ||
+      !std::is_sorted(context->begin(), context->end()) || context->front() < -400 ||
+      context->back() != 0) {
     return file->Fail("context offsets must ascend within [-400, 0] and end at 0");
   }
   Result<std::vector<int32_t>> t = file->Read<int32_t>("kws_transform", {4});
@@ -31,7 +32,8 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
     return file->Fail("kws_transform constants out of range");
   }
   const int pooled = file->features().mel_bands / 2;
-  Result<models::Int8Mlp> mlp = models::Int8Mlp::Load(*file, pooled * static_cast<int>(context->size()));
+  Result<models::Int8Mlp> mlp =
+      models::Int8Mlp::Load(*file, pooled * static_cast<int>(context->size()));
   if (!mlp.ok()) return mlp.error();
   return std::shared_ptr<const KwsModel>(
       new KwsModel(std::move(mlp).value(), std::move(context).value(), transform, pooled));
@@ -53,6 +55,7 @@ KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& c
       mean_q8_(static_cast<size_t>(model_->pooled_bands())),
       stack_(model_->pooled_bands(),
              std::vector<int32_t>(model_->context().begin(), model_->context().end())),
+      stream_(ConvStream::For(model_->mlp(), model_->context(), model_->pooled_bands())),
       recent_q15_(static_cast<size_t>(std::max(1, config.smooth_frames))) {}
 
 void KwsSession::Reset() {
@@ -69,14 +72,18 @@ uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
     const int32_t pooled = (int32_t{logmel_db_q8[2 * b]} + logmel_db_q8[2 * b + 1]) >> 1;
     if (!primed_) mean_q8_[b] = pooled;
     mean_q8_[b] += (pooled - mean_q8_[b]) >> p.mean_shift;
-    inputs[b] = static_cast<int8_t>(std::clamp((pooled - mean_q8_[b]) >> p.step_shift, p.min, p.max));
+    inputs[b] =
+        static_cast<int8_t>(std::clamp((pooled - mean_q8_[b]) >> p.step_shift, p.min, p.max));
   }
   primed_ = true;
   stack_.Commit();
-  const uint16_t network_q15 = model_->mlp().Run(stack_.Stack(stack_.committed() - 1), scratch_);
+  const int64_t hop = stack_.committed() - 1;
+  const uint16_t network_q15 = stream_
+                                   ? stream_->Run(model_->mlp(), hop, stack_.Stack(hop), scratch_)
+                                   : model_->mlp().Run(stack_.Stack(hop), scratch_);
   // The ring holds the scores of the last n hops (zeros before the first): n * 32767 < 2^31.
   const auto n = static_cast<int32_t>(recent_q15_.size());
-  uint16_t& slot = recent_q15_[static_cast<size_t>((stack_.committed() - 1) % n)];
+  uint16_t& slot = recent_q15_[static_cast<size_t>(hop % n)];
   recent_sum_q15_ += int32_t{network_q15} - slot;
   slot = network_q15;
   return static_cast<uint16_t>((recent_sum_q15_ + n / 2) / n);

@@ -17,6 +17,7 @@
 #include "features/front_end_config.h"
 #include "models/context_stack.h"
 #include "models/int8_mlp.h"
+#include "models/kws/conv_stream.h"
 
 namespace earshot::kws {
 
@@ -76,6 +77,7 @@ class KwsSession {
   std::vector<int32_t> mean_q8_;
   bool primed_ = false;
   models::ContextStack stack_;
+  std::optional<ConvStream> stream_;  // a convolution first layer is streamed (conv_stream.h)
   std::vector<uint16_t> recent_q15_;  // the network's last smooth_frames scores, a ring
   int32_t recent_sum_q15_ = 0;
 };

@@ -1,5 +1,5 @@
-"""The keyword spotter's float model and how it is trained: an MLP over int8 rows (kept int8 in
-memory, converted per batch), binary cross-entropy on the keyword-end targets with an optional
+"""The keyword spotter's float model and how it is trained: an MLP, or a convolution over time
+followed by an MLP (ConvMlp), over int8 rows (kept int8 in memory, converted per batch), binary cross-entropy on the keyword-end targets with an optional
 teacher (knowledge distillation), hard-negative mining, structured pruning of whole input frames
 and hidden units, and the detection metrics followed on the dev streams. Seeded."""
 import numpy as np
@@ -18,6 +18,35 @@ def make_mlp(dims, dropout=0.0):
             if dropout > 0:
                 layers.append(torch.nn.Dropout(dropout))
     return torch.nn.Sequential(*layers)
+
+
+class ConvMlp(torch.nn.Module):
+    """A convolution over time, then an MLP: one linear map (`channels` outputs, ReLU) applied to
+    each window of `kernel` input frames of `width` values, every `stride` frames; the MLP reads
+    all windows' outputs, position-major (vad_export's conv layer, models/int8_mlp.h)."""
+
+    def __init__(self, frames, width, kernel, stride, channels, hidden, dropout=0.0):
+        super().__init__()
+        self.frames, self.width, self.kernel, self.stride = frames, width, kernel, stride
+        self.positions = (frames - kernel) // stride + 1
+        self.patch = torch.nn.Linear(kernel * width, channels)
+        self.drop = torch.nn.Dropout(dropout)
+        self.head = make_mlp((self.positions * channels, *hidden, 1), dropout)
+
+    def conv(self):
+        return (self.kernel, self.stride, self.width)
+
+    def windows(self, x):
+        """(n, frames * width) -> (n, positions, kernel * width), each window frame-major."""
+        w = x.view(len(x), self.frames, self.width).unfold(1, self.kernel, self.stride)
+        return w.permute(0, 1, 3, 2).reshape(len(x), self.positions, self.kernel * self.width)
+
+    def channels(self, x):
+        """The convolution's outputs, (n, positions * channels), position-major."""
+        return torch.relu(self.patch(self.windows(x))).reshape(len(x), -1)
+
+    def forward(self, x):
+        return self.head(self.drop(self.channels(x)))
 
 
 def logits(model, x, input_scale, batch=8192):
@@ -77,9 +106,13 @@ def mine_hard_negatives(model, x, y, input_scale, min_prob):
 
 
 def weights(model):
-    """[(W, b)] of the model's linear layers, float64, for quantisation."""
-    return [(m.weight.detach().numpy().astype(np.float64), m.bias.detach().numpy().astype(np.float64))
-            for m in model if isinstance(m, torch.nn.Linear)]
+    """[(W, b)] of the model's linear layers, float64, for quantisation; a ConvMlp's convolution
+    comes first as (W, b, (kernel, stride, width))."""
+    as_np = lambda m: (m.weight.detach().numpy().astype(np.float64),  # noqa: E731
+                       m.bias.detach().numpy().astype(np.float64))
+    if isinstance(model, ConvMlp):
+        return [(*as_np(model.patch), model.conv())] + weights(model.head)
+    return [as_np(m) for m in model if isinstance(m, torch.nn.Linear)]
 
 
 def prune(model, x, input_scale, frame_keep, band_count, hidden_keep):
@@ -87,12 +120,37 @@ def prune(model, x, input_scale, frame_keep, band_count, hidden_keep):
     band_count inputs) and, per hidden layer, the hidden_keep[l] units of largest importance (mean
     activation on x times the norm of the unit's outgoing weights). Returns the model and the kept
     input columns."""
-    model.eval()
-    lin = [m for m in model if isinstance(m, torch.nn.Linear)]
     cols = np.concatenate([np.arange(f * band_count, (f + 1) * band_count) for f in frame_keep])
     with torch.no_grad():
         a = torch.from_numpy(x[::7]).float() * input_scale
-        keep_in = torch.from_numpy(cols)
+    return prune_mlp(model, a, torch.from_numpy(cols), hidden_keep), cols
+
+
+def prune_conv(model, x, input_scale, channel_keep, hidden_keep):
+    """A smaller ConvMlp cut from `model`: the channel_keep channels of the convolution and, per
+    hidden layer of its MLP, the hidden_keep[l] units of largest importance (mean activation on x
+    times the norm of the outgoing weights, over all positions for a channel)."""
+    model.eval()
+    with torch.no_grad():
+        a = model.channels(torch.from_numpy(x[::7]).float() * input_scale)
+        n_ch = model.patch.out_features
+        w_out = model.head[0].weight.view(-1, model.positions, n_ch)
+        importance = a.view(len(a), model.positions, n_ch).mean((0, 1)) * w_out.norm(dim=(0, 1))
+        keep = torch.sort(torch.argsort(importance, descending=True)[:channel_keep]).values
+        small = ConvMlp(model.frames, model.width, model.kernel, model.stride, channel_keep, hidden_keep)
+        small.patch.weight.copy_(model.patch.weight[keep])
+        small.patch.bias.copy_(model.patch.bias[keep])
+        cols = (torch.arange(model.positions)[:, None] * n_ch + keep[None, :]).reshape(-1)
+    small.head = prune_mlp(model.head, a, cols, hidden_keep)
+    return small
+
+
+def prune_mlp(model, a, keep_in, hidden_keep):
+    """The MLP `model` restricted to the input columns keep_in and, per hidden layer, the
+    hidden_keep[l] units of largest importance on the inputs a (float, all columns)."""
+    model.eval()
+    lin = [m for m in model if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
         new = []
         for li, layer in enumerate(lin):
             w, b = layer.weight[:, keep_in], layer.bias
@@ -113,7 +171,7 @@ def prune(model, x, input_scale, frame_keep, band_count, hidden_keep):
         layers.append(layer)
         if i < len(new) - 1:
             layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers), cols
+    return torch.nn.Sequential(*layers)
 
 
 def detection(scores, y, hops_per_hour, merge_hops=100):

@@ -1,15 +1,17 @@
 #!/usr/bin/python3
-"""Trains earshot's keyword spotters for "computer": a large int8 MLP over 1.1 s of the device's
+"""Trains earshot's keyword spotters for "computer": a large int8 network over 1.1 s of the device's
 log-mel frames (the integer transform of kws_input.py), and a small one derived from it by
 structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
+           [--conv 5,2,64] [--hidden 64] [--small-channels 24] [--small-hidden 32]
            [--streams 300] [--epochs 3] [--ablation-dir DIR]
            [--mine-rounds 3] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
 The defaults give the bundled models; the other options are the variants of the README's table
-(more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech).
+(the previous MLPs: --conv none --hidden 96,48 --small-hidden 56,32; more rounds of mining,
+speech-heavier mining streams, kws_synth.py's synthetic speech).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -19,12 +21,14 @@ background). With --synth, synthetic keywords (espeak-ng, flite) join the positi
 near misses ("commuter", "cucumber", ...) the negatives, training split only.
 Targets: 1 on the hops from 30 ms before to 120 ms after the keyword's last voiced
 frame, ignored on the rest of the keyword, 0 elsewhere.
-Large: 56 frames (every 2nd of the last 1.1 s) x 20 bands -> 96 -> 48 -> 1, dropout 0.2, a few
-epochs (with 208 keyword clips, longer training only memorises them); then, three times, its false
-accepts on 300 fresh negative streams (5.3 h, 80% of their clips read speech, where the false accepts
-come from) are mined and training goes on with them. Small: every 4th frame and the
-most important hidden units of the large one (structured pruning), fine-tuned with the large one
-as teacher (knowledge distillation). Outputs: Q4 logits, score = sigmoid(logit / 4).
+Large: 56 frames (every 2nd of the last 1.1 s) x 20 bands; a convolution over time (one linear map
+to 64 channels, ReLU, applied to every window of 5 frames, every 2nd frame: 26 positions), then
+1664 -> 64 -> 1; dropout 0.2, a few epochs (with 208 keyword clips, longer training only memorises
+them); then, three times, its false accepts on 300 fresh negative streams (5.3 h, 80% of their
+clips read speech, where the false accepts come from) are mined and training goes on with them.
+Small: the large one's most important channels and hidden units (structured pruning), fine-tuned
+with the large one as teacher (knowledge distillation). Outputs: Q4 logits, score =
+sigmoid(logit / 4).
 Seeded: the same data give the same models.
 """
 import argparse
@@ -92,15 +96,31 @@ def export(path, model, context, calibration, log, dev, what):
     items = [("context", np.array(context, np.int32)),
              ("kws_transform", np.array(kws_input.TRANSFORM, np.int32))] + vad_export.mlp_tensors(q)
     vad_export.write_tensors(path, "kws-mlp", items)
-    n = sum(w.size for w, _ in kws_model.weights(model))
+    n = sum(layer[0].size for layer in kws_model.weights(model))
     log(f"{what}: int8 {dev.int_metrics(q)}; {n} weights, wrote {path} ({os.path.getsize(path)} bytes)")
 
 
-def train_large(args, x, y, mining_sets, dev, log):
-    hidden = tuple(int(v) for v in args.hidden.split(","))
-    log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
+def ints(text):
+    return tuple(int(v) for v in text.split(","))
+
+
+def make_large(args, inputs, log):
+    """The large model before training: a ConvMlp (--conv kernel,stride,channels) or an MLP."""
+    hidden = ints(args.hidden)
     torch.manual_seed(SEED)
-    model = kws_model.make_mlp((x.shape[1], *hidden, 1), dropout=DROPOUT)
+    if args.conv == "none":
+        log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
+        return kws_model.make_mlp((inputs, *hidden, 1), dropout=DROPOUT)
+    kernel, stride, channels = ints(args.conv)
+    model = kws_model.ConvMlp(len(LARGE_CONTEXT), kws_input.POOLED, kernel, stride, channels, hidden,
+                              dropout=DROPOUT)
+    log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, convolution over {kernel} "
+        f"frames every {stride} ({model.positions} positions) x {channels} channels, MLP hidden {hidden}")
+    return model
+
+
+def train_large(args, x, y, mining_sets, dev, log):
+    model = make_large(args, x.shape[1], log)
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, input_scale=INPUT_SCALE,
                     pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics)
     for r, make_mining_set in enumerate(mining_sets):
@@ -115,26 +135,39 @@ def train_large(args, x, y, mining_sets, dev, log):
     return model, x, y
 
 
+def prune_large(args, large, x, log):
+    """The small model cut from the large one (structured pruning), its inputs' columns of x (None:
+    all of them) and a maker of an untrained model of its shape."""
+    hidden = ints(args.small_hidden)
+    if isinstance(large, kws_model.ConvMlp):
+        channels = int(args.small_channels)
+        small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
+        log(f"small: the large model's {channels} most important channels, MLP hidden {hidden}")
+        return small, None, lambda: kws_model.ConvMlp(large.frames, large.width, large.kernel,
+                                                      large.stride, channels, hidden)
+    frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
+    small, cols = kws_model.prune(large, x, INPUT_SCALE, frame_keep, kws_input.POOLED, hidden)
+    log(f"small: {len(SMALL_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
+    return small, cols, lambda: kws_model.make_mlp((len(cols), *hidden, 1))
+
+
 def train_small(args, large, x, y, dev_small, log):
     """Prune the large model to the small shape, then fine-tune with it as teacher; with
     --ablation-dir, also the steps' alternatives (from scratch, pruned alone, hard targets only)."""
-    frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
-    hidden = tuple(int(v) for v in args.small_hidden.split(","))
-    small, cols = kws_model.prune(large, x, INPUT_SCALE, frame_keep, kws_input.POOLED, hidden)
-    xs = np.ascontiguousarray(x[:, cols])
-    log(f"small: {len(SMALL_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
+    small, cols, make = prune_large(args, large, x, log)
+    xs = x if cols is None else np.ascontiguousarray(x[:, cols])
     variants = {}
     if args.ablation_dir:
         log("  pruned, not fine-tuned: " + dev_small.float_metrics(small))
-        variants["pruned"] = kws_model.make_mlp((xs.shape[1], *hidden, 1))
+        variants["pruned"] = make()
         variants["pruned"].load_state_dict(small.state_dict())
         torch.manual_seed(SEED)
-        scratch = kws_model.make_mlp((xs.shape[1], *hidden, 1))
+        scratch = make()
         log("  from scratch, hard targets:")
         variants["scratch"] = kws_model.train(scratch, xs, y, args.epochs, seed=SEED, lr=1e-3,
                                               input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log,
                                               evaluate=dev_small.float_metrics)
-        hard = kws_model.make_mlp((xs.shape[1], *hidden, 1))
+        hard = make()
         hard.load_state_dict(small.state_dict())
         log("  pruned, fine-tuned on hard targets:")
         variants["pruned_hard"] = kws_model.train(hard, xs, y, args.small_epochs, seed=SEED, lr=3e-4,
@@ -156,8 +189,12 @@ def main():
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "kws", "computer_train.log"))
-    p.add_argument("--hidden", default="96,48")
-    p.add_argument("--small-hidden", default="56,32")
+    p.add_argument("--conv", default="5,2,64",
+                   help="the large model's convolution over time: kernel,stride,channels (in input "
+                        "frames); 'none': an MLP over the stacked frames (the previous models)")
+    p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
+    p.add_argument("--small-channels", default="24", help="channels the small model keeps (conv)")
+    p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
     p.add_argument("--streams", type=int, default=300)
     p.add_argument("--epochs", type=int, default=3)
     p.add_argument("--mine-epochs", type=int, default=2)
@@ -205,14 +242,17 @@ def main():
     large, x, y = train_large(args, x, y, [mining_set] * args.mine_rounds, dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
-    frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
-    cols = np.concatenate([np.arange(f * kws_input.POOLED, (f + 1) * kws_input.POOLED) for f in frame_keep])
-    dev_small = Dev(xd, yd, cols)
+    small_context, dev_small = LARGE_CONTEXT, dev
+    if args.conv == "none":
+        small_context = SMALL_CONTEXT
+        frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
+        dev_small = Dev(xd, yd, np.concatenate([np.arange(f * kws_input.POOLED, (f + 1) * kws_input.POOLED)
+                                                for f in frame_keep]))
     small, xs, variants = train_small(args, large, x, y, dev_small, log)
     for name, model in variants.items():
-        export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, SMALL_CONTEXT,
+        export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
                xs[y >= 0][::11], log, dev_small, f"small ({name})")
-    export(args.small_out, small, SMALL_CONTEXT, xs[y >= 0][::11], log, dev_small, "small")
+    export(args.small_out, small, small_context, xs[y >= 0][::11], log, dev_small, "small")
 
 
 if __name__ == "__main__":

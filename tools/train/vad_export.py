@@ -9,6 +9,10 @@ Layer l, input a (int8 >= 0, real value a * s_in), weights W (float, [out, in]):
   output: z = same requantisation to a logit in Q(logit_q), clamped to [-1024, 1023];
           score_q15 = sigmoid_q15[z + 1024],
           sigmoid_q15[k] = round(32767 / (1 + e^(-(k-1024) / 2^logit_q / temperature)))
+  A hidden layer may be a convolution over time (tensor l.conv = {k, s, w}): its input is read as
+  frames of w values (frame-major), and the layer above runs on each window of k frames starting
+  every s frames, position p's window being a[p*s*w : (p*s + k)*w]; its output is position-major,
+  a'[p*C + o]. A dense layer is the case of one window covering the whole input.
   The VAD uses Q6 logits (+-16) and temperature 1. The keyword spotter uses Q4 logits (+-64) and
   temperature 4, so that its scores near 1 stay distinguishable (a plain sigmoid reaches 32767 at
   a logit of 10.4, and hard negatives scored there could not be told from keywords).
@@ -48,12 +52,30 @@ def requantize(acc, mult, shift):
     return (acc.astype(np.int64) * mult + (np.int64(1) << (shift - 1))) >> shift
 
 
+def windows(a, conv):
+    """(n, inputs) -> (n, positions, k * w): the windows a conv layer {k, s, w} runs on (a dense
+    layer, conv None: one window, the whole input)."""
+    if conv is None:
+        return a[:, None, :]
+    k, s, w = conv
+    frames = a.shape[1] // w
+    starts = np.arange(0, frames - k + 1, s) * w
+    return np.stack([a[:, p:p + k * w] for p in starts], axis=1)
+
+
+def layer_geometry(layer):
+    """(W, b) or (W, b, conv) -> (W, b, conv or None)."""
+    return (*layer, None) if len(layer) == 2 else tuple(layer)
+
+
 def quantize(weights, input_scale, calibration, context, logit_q=LOGIT_Q, temperature=1.0):
-    """weights: [(W, b)] float per layer; calibration: int8 model inputs to size activations."""
+    """weights: [(W, b)] or [(W, b, conv)] float per layer, conv = (k, s, w) for a convolution
+    over time; calibration: int8 model inputs to size activations."""
     layers = []
     s_in = input_scale
     a = calibration.astype(np.float64) * input_scale
-    for i, (w, b) in enumerate(weights):
+    for i, layer in enumerate(weights):
+        w, b, conv = layer_geometry(layer)
         last = i == len(weights) - 1
         # A channel whose weights all but vanished keeps a scale near the layer's, so its bias and
         # requantisation stay in range.
@@ -61,11 +83,14 @@ def quantize(weights, input_scale, calibration, context, logit_q=LOGIT_Q, temper
         w_q = np.clip(np.round(w / s_w[:, None]), -127, 127).astype(np.int8)
         b_q = np.round(b / (s_w * s_in)).astype(np.int64)
         assert np.abs(b_q).max() < 2 ** 31
-        a = np.maximum(a @ w.T + b, 0)
+        a = np.maximum(windows(a, conv) @ w.T + b, 0).reshape(len(a), -1)
         s_out = 1.0 / 2 ** logit_q if last else max(np.percentile(a, 99.99), 1e-6) / 127
         mults, shifts = zip(*(multiplier(s_w[o] * s_in / s_out) for o in range(len(s_w))))
         layers.append(dict(weight=w_q, bias=b_q.astype(np.int32), mult=np.array(mults, np.int32),
                            shift=np.array(shifts, np.int32)))
+        if conv is not None:
+            assert not last, "the output layer is dense"
+            layers[-1]["conv"] = np.array(conv, np.int32)
         s_in = s_out
     k = np.arange(2 * LOGIT_HALF_RANGE)
     logit = (k - LOGIT_HALF_RANGE) / 2 ** logit_q / temperature
@@ -73,17 +98,24 @@ def quantize(weights, input_scale, calibration, context, logit_q=LOGIT_Q, temper
     return dict(layers=layers, sigmoid=sigmoid, context=tuple(context))
 
 
-def run_int(q, x):
+def run_int(q, x, batch=4096):
     """Integer inference on (n, inputs) int8 rows -> score_q15 (n,) int32."""
+    return np.concatenate([run_int_batch(q, x[i:i + batch]) for i in range(0, len(x), batch)] or
+                          [np.zeros(0, np.int32)])
+
+
+def run_int_batch(q, x):
     a = x.astype(np.int64)
     for i, layer in enumerate(q["layers"]):
-        acc = a @ layer["weight"].astype(np.int64).T + layer["bias"].astype(np.int64)
+        conv = layer.get("conv")
+        acc = windows(a, None if conv is None else tuple(int(v) for v in conv)) @ \
+            layer["weight"].astype(np.int64).T + layer["bias"].astype(np.int64)
         assert np.abs(acc).max() < 2 ** 31, "int32 accumulator overflow"
         out = requantize(acc, layer["mult"].astype(np.int64), layer["shift"].astype(np.int64))
         if i < len(q["layers"]) - 1:
-            a = np.clip(out, 0, 127)
+            a = np.clip(out, 0, 127).reshape(len(a), -1)
         else:
-            z = np.clip(out[:, 0], -LOGIT_HALF_RANGE, LOGIT_HALF_RANGE - 1)
+            z = np.clip(out[:, 0, 0], -LOGIT_HALF_RANGE, LOGIT_HALF_RANGE - 1)
             return q["sigmoid"][z + LOGIT_HALF_RANGE].astype(np.int32)
 
 
@@ -101,8 +133,9 @@ def mlp_tensors(q):
     """The int8 MLP's tensors (models/int8_mlp.h reads them), for any model built on it."""
     t = []
     for i, layer in enumerate(q["layers"]):
-        for name in ("weight", "bias", "mult", "shift"):
-            t.append((f"l{i}.{name}", layer[name]))
+        for name in ("weight", "bias", "mult", "shift", "conv"):
+            if name in layer:
+                t.append((f"l{i}.{name}", layer[name]))
     t.append(("sigmoid", q["sigmoid"]))
     return t
 
@@ -149,7 +182,8 @@ def mlp_from_tensors(t):
     layers = []
     while f"l{len(layers)}.weight" in t:
         i = len(layers)
-        layers.append({name: t[f"l{i}.{name}"] for name in ("weight", "bias", "mult", "shift")})
+        layers.append({name: t[f"l{i}.{name}"] for name in ("weight", "bias", "mult", "shift", "conv")
+                       if f"l{i}.{name}" in t})
     return dict(layers=layers, sigmoid=t["sigmoid"], context=tuple(int(v) for v in t["context"]))
 
 
