@@ -3,10 +3,12 @@
 // of the peers' timing.json (openWakeWord runs beside it in tools/eval, on the same audio).
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "audio/frame_source.h"
 #include "features/front_end.h"
+#include "models/context_stack.h"
 #include "models/kws/kws.h"
 
 namespace earshot::kws {
@@ -25,9 +27,9 @@ std::vector<int16_t> Audio() {
 }
 
 void SetPerSecond(benchmark::State& state) {
-  state.counters["cpu_per_audio"] = benchmark::Counter(
-      static_cast<double>(state.iterations()) / 100.0,
-      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["cpu_per_audio"] =
+      benchmark::Counter(static_cast<double>(state.iterations()) / 100.0,
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_Kws_Only(benchmark::State& state, const std::string& model_path) {
@@ -42,13 +44,43 @@ void BM_Kws_Only(benchmark::State& state, const std::string& model_path) {
   const size_t frames = logmel.size() / 40;
   size_t frame = 0;
   for (auto _ : state) {
-    benchmark::DoNotOptimize(session.Process(std::span<const int16_t>(logmel).subspan(frame * 40, 40)));
+    benchmark::DoNotOptimize(
+        session.Process(std::span<const int16_t>(logmel).subspan(frame * 40, 40)));
     frame = frame + 1 < frames ? frame + 1 : 0;
   }
   SetPerSecond(state);
 }
 BENCHMARK_CAPTURE(BM_Kws_Only, large, kLarge);
 BENCHMARK_CAPTURE(BM_Kws_Only, small, kSmall);
+
+// The reference for the streamed convolution (conv_stream.h): the whole network on each hop's
+// stacked inputs, every position of the convolution recomputed.
+void BM_Kws_WholeNetwork(benchmark::State& state, const std::string& model_path) {
+  auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
+  auto model = *KwsModel::Load(model_path, features::FrontEndConfig{});
+  KwsSession session(model, KwsConfig{});
+  models::ContextStack stack(model->pooled_bands(), std::vector<int32_t>(model->context().begin(),
+                                                                         model->context().end()));
+  std::vector<std::vector<int8_t>> stacked;
+  const auto x = Audio();
+  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
+    (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
+    session.Process((*fe)->logmel_db_q8());
+    std::ranges::copy(session.last_inputs(), stack.Next().begin());
+    stack.Commit();
+    const auto in = stack.Stack(stack.committed() - 1);
+    stacked.emplace_back(in.begin(), in.end());
+  }
+  auto scratch = model->mlp().MakeScratch();
+  size_t hop = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(model->mlp().Run(stacked[hop], scratch));
+    hop = hop + 1 < stacked.size() ? hop + 1 : 0;
+  }
+  SetPerSecond(state);
+}
+BENCHMARK_CAPTURE(BM_Kws_WholeNetwork, large, kLarge);
+BENCHMARK_CAPTURE(BM_Kws_WholeNetwork, small, kSmall);
 
 void BM_FrontEndPlusKws(benchmark::State& state, const std::string& model_path) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});

@@ -8,11 +8,13 @@ namespace {
 using T = OptionType;
 
 constexpr std::array kOptions = {
-    OptionSpec{"audio.preroll_ms", T::kInt, "1500", 0, 10000, "", "ms",
-               "Past audio kept in the ring buffer for later stages (the keyword spotter looks back "
-               "into it when the VAD fires)"},
-    OptionSpec{"audio.resampler_quality", T::kString, "high", 0, 0, "quick|low|medium|high|very_high",
-               "", "libsoxr recipe used when a source is not 16 kHz (high: 20-bit precision)"},
+    OptionSpec{
+        "audio.preroll_ms", T::kInt, "1500", 0, 10000, "", "ms",
+        "Past audio kept in the ring buffer for later stages (the keyword spotter looks back "
+        "into it when the VAD fires)"},
+    OptionSpec{"audio.resampler_quality", T::kString, "high", 0, 0,
+               "quick|low|medium|high|very_high", "",
+               "libsoxr recipe used when a source is not 16 kHz (high: 20-bit precision)"},
     OptionSpec{"audio.read_chunk_ms", T::kInt, "100", 10, 10000, "", "ms",
                "Audio decoded per read from a file or device; memory use is bounded by it"},
     OptionSpec{"features.window_ms", T::kInt, "25", 10, 32, "", "ms",
@@ -20,7 +22,8 @@ constexpr std::array kOptions = {
     OptionSpec{"features.fft_size", T::kInt, "512", 64, 1024, "", "points",
                "Real FFT size (power of two)"},
     OptionSpec{"features.mel_bands", T::kInt, "40", 1, 128, "", "bands", "Mel filterbank bands"},
-    OptionSpec{"features.mel_low_hz", T::kInt, "20", 0, 7999, "", "Hz", "Lower edge of the lowest band"},
+    OptionSpec{"features.mel_low_hz", T::kInt, "20", 0, 7999, "", "Hz",
+               "Lower edge of the lowest band"},
     OptionSpec{"features.mel_high_hz", T::kInt, "7600", 1, 8000, "", "Hz",
                "Upper edge of the highest band"},
     OptionSpec{"features.mfcc_count", T::kInt, "13", 1, 128, "", "coefficients",
@@ -51,18 +54,22 @@ constexpr std::array kOptions = {
     OptionSpec{"kws.max_hold_ms", T::kInt, "500", 10, 2000, "", "ms",
                "A wake word is reported when its score falls back under the threshold (the "
                "keyword's end), or this long after it crossed it"},
+    OptionSpec{"kws.gap_ms", T::kInt, "100", 0, 1000, "", "ms",
+               "Dips under the threshold this short do not end the keyword (0: any dip ends it)"},
     OptionSpec{"kws.smooth_ms", T::kInt, "10", 10, 500, "", "ms",
                "The score is the mean of the network's scores over this long (10: no smoothing)"},
-    OptionSpec{"stt.profile", T::kString, "large", 0, 0, "large|small", "",
-               "Speech-to-text search: large (full beams) or small (about 3x faster, less accurate)"},
+    OptionSpec{
+        "stt.profile", T::kString, "large", 0, 0, "large|small", "",
+        "Speech-to-text search: large (full beams) or small (about 3x faster, less accurate)"},
     OptionSpec{"stt.acoustic_model", T::kString, "", 0, 0, "", "",
                "pocketsphinx acoustic model directory (empty: Debian's en-us)"},
     OptionSpec{"stt.language_model", T::kString, "", 0, 0, "", "",
                "n-gram language model (empty: Debian's en-us.lm.bin)"},
     OptionSpec{"stt.dictionary", T::kString, "", 0, 0, "", "",
                "pronunciation dictionary (empty: Debian's cmudict-en-us.dict)"},
-    OptionSpec{"stt.grammar", T::kString, "", 0, 0, "", "",
-               "JSGF grammar file decoded instead of the language model (fixed-vocabulary devices)"},
+    OptionSpec{
+        "stt.grammar", T::kString, "", 0, 0, "", "",
+        "JSGF grammar file decoded instead of the language model (fixed-vocabulary devices)"},
     OptionSpec{"stt.words", T::kString, "", 0, 0, "", "",
                "Command words separated by '|' (e.g. yes|no|stop), decoded as a one-word grammar"},
     OptionSpec{"stt.partial_interval_ms", T::kInt, "500", 0, 10000, "", "ms",
@@ -74,13 +81,15 @@ constexpr std::array kOptions = {
                "A request ends at this length in any case"},
     OptionSpec{"stt.no_speech_timeout_ms", T::kInt, "4000", 500, 30000, "", "ms",
                "A wake word followed by no speech for this long ends the request"},
-    OptionSpec{"governor.profile", T::kString, "auto", 0, 0, "auto|performance|balanced|saver|critical",
-               "", "Manual profile (D-Bus SetProfile does the same); auto: battery and temperature "
+    OptionSpec{"governor.profile", T::kString, "auto", 0, 0,
+               "auto|performance|balanced|saver|critical", "",
+               "Manual profile (D-Bus SetProfile does the same); auto: battery and temperature "
                "choose"},
     OptionSpec{"governor.poll_ms", T::kInt, "5000", 100, 3600000, "", "ms",
                "Battery and thermal sensors are read this often"},
-    OptionSpec{"governor.sysfs_root", T::kString, "/sys", 0, 0, "", "",
-               "Where sysfs is read from (class/power_supply, class/thermal); tests use fake trees"},
+    OptionSpec{
+        "governor.sysfs_root", T::kString, "/sys", 0, 0, "", "",
+        "Where sysfs is read from (class/power_supply, class/thermal); tests use fake trees"},
     OptionSpec{"governor.balanced_below_percent", T::kInt, "40", 0, 100, "", "%",
                "On battery (not charging), below this charge the profile is at least balanced"},
     OptionSpec{"governor.saver_below_percent", T::kInt, "20", 0, 100, "", "%",
@@ -89,9 +98,10 @@ constexpr std::array kOptions = {
                "On battery, below this charge critical"},
     OptionSpec{"governor.hysteresis_percent", T::kInt, "3", 0, 50, "", "%",
                "A battery level is left only when the charge is this far back above its threshold"},
-    OptionSpec{"governor.balanced_above_milli_c", T::kInt, "65000", 0, 150000, "", "millidegrees C",
-               "Above this temperature of the hottest thermal zone the profile is at least balanced "
-               "(even when charging)"},
+    OptionSpec{
+        "governor.balanced_above_milli_c", T::kInt, "65000", 0, 150000, "", "millidegrees C",
+        "Above this temperature of the hottest thermal zone the profile is at least balanced "
+        "(even when charging)"},
     OptionSpec{"governor.saver_above_milli_c", T::kInt, "72000", 0, 150000, "", "millidegrees C",
                "Above this temperature at least saver"},
     OptionSpec{"governor.critical_above_milli_c", T::kInt, "80000", 0, 150000, "", "millidegrees C",
@@ -121,9 +131,10 @@ constexpr std::array kOptions = {
                "Keyword model size in the critical profile"},
     OptionSpec{"governor.critical_stt", T::kString, "off", 0, 0, "large|small|off", "",
                "Speech-to-text profile in the critical profile (off: wake words only)"},
-    OptionSpec{"daemon.input", T::kString, "alsa:default", 0, 0, "", "",
-               "earshotd's audio: alsa:DEVICE (an ALSA capture PCM) or wav:PATH (a recording played "
-               "through the same path); --input overrides it"},
+    OptionSpec{
+        "daemon.input", T::kString, "alsa:default", 0, 0, "", "",
+        "earshotd's audio: alsa:DEVICE (an ALSA capture PCM) or wav:PATH (a recording played "
+        "through the same path); --input overrides it"},
     OptionSpec{"daemon.realtime", T::kBool, "true", 0, 0, "", "",
                "wav: input is played at the pace of real time (false: as fast as the pipeline "
                "takes it)"},
@@ -155,10 +166,14 @@ const OptionSpec* FindOption(std::string_view name) {
 
 std::string_view TypeName(OptionType type) {
   switch (type) {
-    case T::kInt: return "integer";
-    case T::kFloat: return "number";
-    case T::kBool: return "boolean";
-    case T::kString: return "string";
+    case T::kInt:
+      return "integer";
+    case T::kFloat:
+      return "number";
+    case T::kBool:
+      return "boolean";
+    case T::kString:
+      return "string";
   }
   return "?";
 }

@@ -1,5 +1,6 @@
 // WakeDetector: a wake at the end of each run of scores over the threshold, with the run's peak,
-// at most max_hold_frames after the crossing, none within the refractory period.
+// at most max_hold_frames after the crossing, none within the refractory period; short dips under
+// the threshold (gap_frames) do not end a run.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -15,6 +16,7 @@ KwsConfig Config() {
   config.threshold_q15 = 20000;
   config.refractory_frames = 10;
   config.max_hold_frames = 4;
+  config.gap_frames = 0;
   return config;
 }
 
@@ -37,6 +39,22 @@ TEST(WakeDetector, ReportsTheRunsLastHopAndPeak) {
 TEST(WakeDetector, HoldsAtMostMaxHoldFrames) {
   WakeDetector detector(Config());
   EXPECT_EQ(Wakes(detector, {30000, 30000, 31000, 30000, 30000, 30000}), "3:31000 ");
+}
+
+TEST(WakeDetector, ShortDipsDoNotEndTheRun) {
+  KwsConfig config = Config();
+  config.max_hold_frames = 20;
+  config.gap_frames = 2;
+  WakeDetector detector(config);
+  // A dip of 2 hops (3, 4) stays in the run; one of 3 hops (7, 8, 9) ends it at its last hop over.
+  EXPECT_EQ(Wakes(detector, {0, 21000, 26000, 100, 100, 22000, 23000, 0, 0, 0, 0}), "6:26000 ");
+}
+
+TEST(WakeDetector, HoldsAtMostMaxHoldFramesThroughADip) {
+  KwsConfig config = Config();
+  config.gap_frames = 5;
+  WakeDetector detector(config);
+  EXPECT_EQ(Wakes(detector, {30000, 0, 0, 0, 0, 0}), "0:30000 ");  // ended at frame 3, max hold
 }
 
 TEST(WakeDetector, RefractoryPeriodCountsStreamFrames) {

@@ -14,8 +14,10 @@ std::optional<Wake> WakeDetector::Push(int64_t frame, uint16_t score_q15) {
   if (above) {
     run_last_ = frame;
     peak_q15_ = std::max(peak_q15_, score_q15);
-    if (frame - run_start_ + 1 < config_.max_hold_frames) return std::nullopt;
   }
+  const bool held_long = frame - run_start_ + 1 >= config_.max_hold_frames;
+  const bool dip_over = !above && frame - run_last_ > config_.gap_frames;
+  if (!held_long && !dip_over) return std::nullopt;
   return EndRun();
 }
 

@@ -2,7 +2,8 @@
 // while the keyword is still being said (it was trained on the keyword's end, and the hops before
 // it were left unscored), so the first hop over the threshold is too early to start the request:
 // the detector waits for the run of hops at or above the threshold to end (or for max_hold_frames)
-// and reports the run's last hop as the keyword's end, with the run's peak score. After a wake,
+// and reports the run's last hop as the keyword's end, with the run's peak score. A dip under the
+// threshold of at most gap_frames does not end the run (the score can waver inside the keyword). After a wake,
 // none for refractory_frames. Frames are stream indices, so the refractory period holds across the
 // cascade's gating of the keyword spotter.
 #pragma once

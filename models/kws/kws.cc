@@ -45,6 +45,7 @@ Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
   c.threshold_q15 = static_cast<int32_t>(config.Float("kws.threshold") * 32767.0 + 0.5);
   c.refractory_frames = static_cast<int>(config.Int("kws.refractory_ms") / 10);
   c.max_hold_frames = static_cast<int>(config.Int("kws.max_hold_ms") / 10);
+  c.gap_frames = static_cast<int>(config.Int("kws.gap_ms") / 10);
   c.smooth_frames = std::max(1, static_cast<int>(config.Int("kws.smooth_ms") / 10));
   return c;
 }

@@ -50,6 +50,7 @@ struct KwsConfig {
   int32_t threshold_q15 = 26214;  // 0.8
   int refractory_frames = 100;    // no second wake within 1 s
   int max_hold_frames = 50;       // a wake at the latest this long after the score crossed
+  int gap_frames = 10;            // a dip under the threshold this long does not end the run
   int smooth_frames = 1;          // the score is the mean of the network's last scores (1: none)
   static Result<KwsConfig> FromConfig(const config::Config& config);
 };
