@@ -154,14 +154,16 @@ def prune_large(args, large, x, log):
     return small, cols, lambda: kws_model.make_mlp((len(cols), *hidden, 1))
 
 
-def train_small(args, large, x, y, dev_small, log):
+def train_small(args, large, x, y, xd, yd, log):
     """The small model, in the shape structured pruning cuts from the large one (prune_large):
     trained from scratch on the same data, the large model's mined hard negatives included
     (--small-from scratch, bundled: it measured better), or from the pruned weights with the large
     model as teacher (distilled). With --ablation-dir, also the alternatives: pruned alone, pruned
-    and fine-tuned on hard targets, and the other of scratch / distilled."""
+    and fine-tuned on hard targets, and the other of scratch / distilled. Returns the model, the
+    variants, its training rows and its dev streams."""
     pruned, cols, make = prune_large(args, large, x, log)
     xs = x if cols is None else np.ascontiguousarray(x[:, cols])
+    dev_small = Dev(xd, yd, cols)
 
     def fit(model, epochs, lr, teacher_logits=None):
         return kws_model.train(model, xs, y, epochs, seed=SEED, lr=lr, input_scale=INPUT_SCALE,
@@ -194,7 +196,7 @@ def train_small(args, large, x, y, dev_small, log):
     names = list(makers) if args.ablation_dir else [args.small_from]
     variants = {name: makers[name]() for name in names}
     log(f"small: the bundled one is '{args.small_from}'")
-    return variants.pop(args.small_from), xs, variants
+    return variants.pop(args.small_from), variants, xs, dev_small
 
 
 def main():
@@ -261,13 +263,8 @@ def main():
     large, x, y = train_large(args, x, y, [mining_set] * args.mine_rounds, dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
-    small_context, dev_small = LARGE_CONTEXT, dev
-    if args.conv == "none":
-        small_context = SMALL_CONTEXT
-        frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
-        dev_small = Dev(xd, yd, np.concatenate([np.arange(f * kws_input.POOLED, (f + 1) * kws_input.POOLED)
-                                                for f in frame_keep]))
-    small, xs, variants = train_small(args, large, x, y, dev_small, log)
+    small, variants, xs, dev_small = train_small(args, large, x, y, xd, yd, log)
+    small_context = LARGE_CONTEXT if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
         export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
                xs[y >= 0][::11], log, dev_small, f"small ({name})")
