@@ -13,7 +13,8 @@ ContextStack::ContextStack(int width, std::vector<int32_t> offsets)
 
 std::span<int8_t> ContextStack::Next() {
   const auto slot = static_cast<size_t>(committed_ % ring_frames_);
-  return std::span<int8_t>(ring_).subspan(slot * static_cast<size_t>(width_), static_cast<size_t>(width_));
+  return std::span<int8_t>(ring_).subspan(slot * static_cast<size_t>(width_),
+                                          static_cast<size_t>(width_));
 }
 
 void ContextStack::Commit(bool real_frame) {
@@ -24,14 +25,17 @@ void ContextStack::Commit(bool real_frame) {
 
 std::span<const int8_t> ContextStack::Newest() const {
   const auto slot = static_cast<size_t>((committed_ + ring_frames_ - 1) % ring_frames_);
-  return std::span<const int8_t>(ring_).subspan(slot * static_cast<size_t>(width_), static_cast<size_t>(width_));
+  return std::span<const int8_t>(ring_).subspan(slot * static_cast<size_t>(width_),
+                                                static_cast<size_t>(width_));
 }
 
-std::span<const int8_t> ContextStack::Stack(int64_t k) {
+std::span<const int8_t> ContextStack::Stack(int64_t k) { return Stack(k, 0, offsets_.size()); }
+
+std::span<const int8_t> ContextStack::Stack(int64_t k, size_t first, size_t count) {
   const auto width = static_cast<size_t>(width_);
   size_t pos = 0;
-  for (int32_t offset : offsets_) {
-    const int64_t frame = k + offset;
+  for (size_t i = first; i < first + count; ++i) {
+    const int64_t frame = k + offsets_[i];
     auto out = stacked_.begin() + static_cast<ptrdiff_t>(pos);
     if (frame < 0 || frame >= real_frames_) {
       std::fill_n(out, width, 0);
@@ -41,7 +45,7 @@ std::span<const int8_t> ContextStack::Stack(int64_t k) {
     }
     pos += width;
   }
-  return stacked_;
+  return std::span<const int8_t>(stacked_).first(pos);
 }
 
 void ContextStack::Reset() {

@@ -21,6 +21,9 @@ class ContextStack {
   // Model input of frame k (0-based) from the frames at k + offset; frames before 0 or past the
   // last real frame are zeros. Valid once frame k + lookahead() was committed.
   std::span<const int8_t> Stack(int64_t k);
+  // The same for the `count` offsets from offsets[first] on only (a streamed layer's newest
+  // window).
+  std::span<const int8_t> Stack(int64_t k, size_t first, size_t count);
   std::span<const int8_t> Newest() const;  // the last committed frame's inputs
 
   int64_t committed() const { return committed_; }

@@ -21,23 +21,24 @@ std::optional<ConvStream> ConvStream::For(const models::Int8Mlp& mlp,
 ConvStream::ConvStream(const models::Int8Mlp& mlp, int hop_step)
     : positions_(mlp.layers().front().positions),
       channels_(mlp.layers().front().outputs),
-      window_(mlp.layers().front().inputs),
+      kernel_frames_(mlp.layers().front().kernel_frames),
       hop_step_(hop_step),
-      newest_start_(static_cast<size_t>(positions_ - 1) * mlp.layers().front().window_step()),
+      newest_first_(static_cast<size_t>(positions_ - 1) *
+                    static_cast<size_t>(mlp.layers().front().stride_frames)),
       ring_hops_(int64_t{positions_ - 1} * hop_step + 1),
       ring_(static_cast<size_t>(ring_hops_) * static_cast<size_t>(channels_)),
       zeros_out_(static_cast<size_t>(channels_)),
       gathered_(static_cast<size_t>(positions_) * static_cast<size_t>(channels_)) {
-  const std::vector<int8_t> zeros(static_cast<size_t>(window_));
+  const std::vector<int8_t> zeros(static_cast<size_t>(mlp.layers().front().inputs));
   mlp.RunWindow(0, zeros, zeros_out_);
 }
 
-uint16_t ConvStream::Run(const models::Int8Mlp& mlp, int64_t t, std::span<const int8_t> stacked,
+uint16_t ConvStream::Run(const models::Int8Mlp& mlp, int64_t t, models::ContextStack& stack,
                          models::Int8Mlp::Scratch& scratch) {
   const auto c = static_cast<size_t>(channels_);
   std::span<int8_t> newest =
       std::span<int8_t>(ring_).subspan(static_cast<size_t>(t % ring_hops_) * c, c);
-  mlp.RunWindow(0, stacked.subspan(newest_start_, static_cast<size_t>(window_)), newest);
+  mlp.RunWindow(0, stack.Stack(t, newest_first_, static_cast<size_t>(kernel_frames_)), newest);
   for (int p = 0; p < positions_; ++p) {
     const int64_t hop = t - int64_t{positions_ - 1 - p} * hop_step_;
     const int8_t* from =

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "models/context_stack.h"
 #include "models/int8_mlp.h"
 
 namespace earshot::kws {
@@ -23,15 +24,16 @@ class ConvStream {
   static std::optional<ConvStream> For(const models::Int8Mlp& mlp, std::span<const int32_t> context,
                                        int frame_width);
 
-  // The score (Q15) of hop t, every hop fed in order from 0, given its stacked context frames.
-  uint16_t Run(const models::Int8Mlp& mlp, int64_t t, std::span<const int8_t> stacked,
+  // The score (Q15) of hop t, every hop fed in order from 0, reading its newest window's frames
+  // from `stack` (the context frames of `For`).
+  uint16_t Run(const models::Int8Mlp& mlp, int64_t t, models::ContextStack& stack,
                models::Int8Mlp::Scratch& scratch);
 
  private:
   ConvStream(const models::Int8Mlp& mlp, int hop_step);
 
-  int positions_, channels_, window_, hop_step_;
-  size_t newest_start_;       // where the newest window starts in the stacked input
+  int positions_, channels_, kernel_frames_, hop_step_;
+  size_t newest_first_;       // the context offset where the newest window starts
   int64_t ring_hops_;         // (P - 1) * hop_step + 1: the oldest position's lag, and this hop
   std::vector<int8_t> ring_;  // [ring_hops][channels]: each hop's newest window's outputs
   std::vector<int8_t> zeros_out_;  // the outputs of an all-zero window

@@ -79,9 +79,8 @@ uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
   primed_ = true;
   stack_.Commit();
   const int64_t hop = stack_.committed() - 1;
-  const uint16_t network_q15 = stream_
-                                   ? stream_->Run(model_->mlp(), hop, stack_.Stack(hop), scratch_)
-                                   : model_->mlp().Run(stack_.Stack(hop), scratch_);
+  const uint16_t network_q15 = stream_ ? stream_->Run(model_->mlp(), hop, stack_, scratch_)
+                                       : model_->mlp().Run(stack_.Stack(hop), scratch_);
   // The ring holds the scores of the last n hops (zeros before the first): n * 32767 < 2^31.
   const auto n = static_cast<int32_t>(recent_q15_.size());
   uint16_t& slot = recent_q15_[static_cast<size_t>(hop % n)];
