@@ -61,19 +61,22 @@ def logits(model, x, input_scale, batch=8192):
 
 
 def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teacher_logits=None,
-          kd_alpha=0.5, kd_temperature=2.0, evaluate=None):
+          kd_alpha=0.5, kd_temperature=2.0, evaluate=None, refresh=None):
     """Adam with cosine decay on rows with y >= 0. With teacher_logits, the loss mixes the hard
     targets (1 - kd_alpha) with the teacher's softened probabilities (kd_alpha, temperature T,
-    scaled by T^2 as in Hinton et al. 2015)."""
-    keep = np.flatnonzero(y >= 0)
-    xt = torch.from_numpy(x)
-    yt = torch.from_numpy(y)
+    scaled by T^2 as in Hinton et al. 2015). With refresh, every epoch after the first trains on
+    the rows refresh() returns instead (a fresh draw of augmented streams): one learning-rate
+    schedule over all of them."""
+    assert refresh is None or teacher_logits is None, "a teacher's logits belong to fixed rows"
     tt = None if teacher_logits is None else torch.from_numpy(teacher_logits.astype(np.float32))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     gen = torch.Generator().manual_seed(seed)
-    keep_t = torch.from_numpy(keep)
     for epoch in range(epochs):
+        if refresh is not None and epoch > 0:
+            x, y = refresh()
+        keep = np.flatnonzero(y >= 0)
+        xt, yt, keep_t = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(keep)
         model.train()
         perm = keep_t[torch.randperm(len(keep_t), generator=gen)]
         total = 0.0

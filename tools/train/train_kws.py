@@ -7,12 +7,13 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
            [--conv 5,2,64] [--hidden 64] [--small-channels 24] [--small-hidden 32]
            [--small-from scratch|distilled]
-           [--streams 300] [--epochs 3] [--ablation-dir DIR]
-           [--mine-rounds 3] [--mine-streams 300] [--mine-speech-frac 0.8]
+           [--streams 300] [--epochs 5] [--no-fresh] [--ablation-dir DIR]
+           [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
 The defaults give the bundled models; the other options are the variants of the README's table
-(the previous MLPs: --conv none --hidden 96,48 --small-hidden 56,32 --small-from distilled; more
-rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech).
+(the previous MLPs: --conv none --hidden 96,48 --small-hidden 56,32 --small-from distilled --epochs 3
+--mine-rounds 3 --no-fresh; more rounds of mining, speech-heavier mining streams, kws_synth.py's
+synthetic speech).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -24,9 +25,11 @@ Targets: 1 on the hops from 30 ms before to 120 ms after the keyword's last voic
 frame, ignored on the rest of the keyword, 0 elsewhere.
 Large: 56 frames (every 2nd of the last 1.1 s) x 20 bands; a convolution over time (one linear map
 to 64 channels, ReLU, applied to every window of 5 frames, every 2nd frame: 26 positions), then
-1664 -> 64 -> 1; dropout 0.2, a few epochs (with 208 keyword clips, longer training only memorises
-them); then, three times, its false accepts on 300 fresh negative streams (5.3 h, 80% of their
-clips read speech, where the false accepts come from) are mined and training goes on with them.
+1664 -> 64 -> 1; dropout 0.2, 5 epochs, each after the first on a new draw of 300 augmented streams
+(4.4 h: with 208 keyword clips, epochs over the same streams only memorise them); then, four times,
+its false accepts on 300 fresh negative streams (5.3 h, 80% of their clips read speech, where the
+false accepts come from) are mined, and 2 more epochs (new streams again, plus every mined hop so
+far) follow.
 Small: the shape of the large one's 24 most important channels and 32 hidden units (structured
 pruning), trained from scratch on the same data (its mined hard negatives included): better on the
 dev streams than the pruned weights fine-tuned with the large one as teacher (knowledge
@@ -122,20 +125,32 @@ def make_large(args, inputs, log):
     return model
 
 
-def train_large(args, x, y, mining_sets, dev, log):
+def train_large(args, x, y, make_train_set, mining_sets, dev, log):
+    """The large model: args.epochs on the training streams, then per mining round its false
+    accepts on fresh negative streams join the rows and args.mine_epochs more. With --fresh, each
+    epoch after the first draws new training streams (make_train_set), the mined rows kept.
+    Returns the model and its last training rows."""
     model = make_large(args, x.shape[1], log)
-    kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, input_scale=INPUT_SCALE,
-                    pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics)
+    hard = []  # mined rows so far: (x, y) pairs
+    last = [x, y]
+
+    def refresh():
+        xf, yf = make_train_set()
+        last[:] = np.concatenate([xf] + [h[0] for h in hard]), np.concatenate([yf] + [h[1] for h in hard])
+        return last
+
+    fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
+               refresh=refresh if args.fresh else None)
+    kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
     for r, make_mining_set in enumerate(mining_sets):
         xm, ym = make_mining_set()
-        xh, yh = kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, 0.05)
-        log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
-            "training on")
+        hard.append(kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, 0.05))
+        log(f"hard negatives, round {r + 1}: {len(hard[-1][1])} of {int((ym == 0).sum())} mined hops score "
+            ">= 0.05; training on")
         del xm, ym
-        x, y = np.concatenate([x, xh]), np.concatenate([y, yh])
-        kws_model.train(model, x, y, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4,
-                        input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics)
-    return model, x, y
+        last[:] = np.concatenate([last[0], hard[-1][0]]), np.concatenate([last[1], hard[-1][1]])
+        kws_model.train(model, *last, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4, **fit)
+    return model, last[0], last[1]
 
 
 def prune_large(args, large, x, log):
@@ -217,10 +232,14 @@ def main():
     p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
                    help="how the small model is trained (distilled: the previous models')")
     p.add_argument("--streams", type=int, default=300)
-    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--mine-epochs", type=int, default=2)
+    p.add_argument("--fresh", action=argparse.BooleanOptionalAction, default=True,
+                   help="train the large model's every epoch after the first on a new draw of "
+                        "--streams augmented streams (and the mined rows); --no-fresh: on the same "
+                        "streams every epoch (the previous models)")
     p.add_argument("--small-epochs", type=int, default=2)
-    p.add_argument("--mine-rounds", type=int, default=3, help="rounds of hard-negative mining")
+    p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
     p.add_argument("--mine-streams", type=int, default=300, help="negative streams per mining round")
     p.add_argument("--mine-speech-frac", type=float, default=0.8,
                    help="share of read speech among the mining streams' negatives")
@@ -260,7 +279,9 @@ def main():
         return make_set(args.earshot, rng, train_src.with_speech_frac(args.mine_speech_frac), rirs, noise,
                         mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
-    large, x, y = train_large(args, x, y, [mining_set] * args.mine_rounds, dev, log)
+    def train_set():
+        return make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log)
+    large, x, y = train_large(args, x, y, train_set, [mining_set] * args.mine_rounds, dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
     small, variants, xs, dev_small = train_small(args, large, x, y, xd, yd, log)
