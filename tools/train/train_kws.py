@@ -269,7 +269,11 @@ def main():
     log(f"KWS '{KEYWORD}' training, seed {SEED}: {len(train_src.positives)} train / "
         f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + {len(train_src.others)} "
         f"negative files")
-    x, y = make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log)
+
+    def train_set():  # a draw of augmented training streams
+        return make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log)
+
+    x, y = train_set()
     xd, yd = make_set(args.earshot, rng, dev_src, rirs, noise, max(2, args.streams // 8), LARGE_CONTEXT,
                       log, neg_stride=1)
     mine_streams = min(args.mine_streams, max(2, args.streams))  # no more than the training streams
@@ -279,8 +283,6 @@ def main():
         return make_set(args.earshot, rng, train_src.with_speech_frac(args.mine_speech_frac), rirs, noise,
                         mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
-    def train_set():
-        return make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log)
     large, x, y = train_large(args, x, y, train_set, [mining_set] * args.mine_rounds, dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
