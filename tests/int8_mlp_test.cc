@@ -14,6 +14,7 @@
 #include "features/front_end_config.h"
 #include "models/float_mlp.h"
 #include "models/model_file.h"
+#include "tests/temp_path.h"
 
 namespace earshot::models {
 namespace {
@@ -72,7 +73,7 @@ std::string WriteModel(const std::vector<Tensor>& tensors) {
   }
   b.insert(b.end(), data.begin(), data.end());
   PutU32(b, Crc32(b));
-  const std::string path = testing::TempDir() + "/int8_mlp_test.eshm";
+  const std::string path = testing_util::TestTempPath("int8_mlp_test.eshm");
   std::ofstream(path, std::ios::binary)
       .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   return path;

@@ -12,6 +12,7 @@
 #include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/stt/endpointer.h"
+#include "tests/temp_path.h"
 
 namespace earshot::stt {
 namespace {
@@ -237,7 +238,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   EXPECT_NE(model.error().message.find("/nonexistent/words.dict: dictionary not found"),
             std::string::npos);
 
-  const std::string bad_lm = testing::TempDir() + "/broken.lm";
+  const std::string bad_lm = testing_util::TestTempPath("broken.lm");
   std::ofstream(bad_lm) << "this is not a language model\n";
   cfg = config::Config::Defaults();
   ASSERT_TRUE(cfg.Set("stt.language_model", bad_lm).ok());

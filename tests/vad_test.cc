@@ -16,6 +16,7 @@
 #include "features/front_end.h"
 #include "models/model_file.h"
 #include "models/vad/vad.h"
+#include "tests/temp_path.h"
 
 namespace earshot::vad {
 namespace {
@@ -157,7 +158,7 @@ class VadModelFile : public testing::Test {
     ASSERT_GT(bytes_.size(), 200u);
   }
   std::string Write(const std::vector<char>& bytes) {
-    const std::string path = testing::TempDir() + "/model.eshm";
+    const std::string path = testing_util::TestTempPath("model.eshm");
     std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     return path;
   }
