@@ -10,18 +10,15 @@
 #include "audio/converter.h"
 #include "audio/frame_source.h"
 #include "audio/ring_buffer.h"
+#include "tests/temp_path.h"
 
 namespace earshot::audio {
 namespace {
 
-std::string TempPath(const std::string& name) {
-  return (std::filesystem::path(testing::TempDir()) / name).string();
-}
-
 // Writes `seconds` of a sine (amplitude 0.5) on every channel with libsndfile.
 std::string WriteSine(const std::string& name, int format, int rate, int channels, double seconds,
                       double hz = 440.0) {
-  const std::string path = TempPath(name);
+  const std::string path = testing_util::TestTempPath(name);
   SF_INFO info{};
   info.samplerate = rate;
   info.channels = channels;
@@ -72,7 +69,7 @@ double ToneAmplitude(const std::vector<int16_t>& x, double hz, size_t skip) {
 }
 
 TEST(FileSource, SixteenKhzInt16IsBitExact) {
-  const std::string path = TempPath("exact.wav");
+  const std::string path = testing_util::TestTempPath("exact.wav");
   SF_INFO info{};
   info.samplerate = 16000;
   info.channels = 1;
@@ -134,7 +131,7 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 TEST(FileSource, DownmixAveragesChannels) {
-  const std::string path = TempPath("lr.wav");
+  const std::string path = testing_util::TestTempPath("lr.wav");
   SF_INFO info{};
   info.samplerate = 16000;
   info.channels = 2;
@@ -159,16 +156,18 @@ void ExpectError(const std::string& path, const std::string& cause) {
   EXPECT_NE(r.error().message.find(cause), std::string::npos) << r.error().message;
 }
 
-TEST(FileSource, MissingFile) { ExpectError(TempPath("missing.wav"), "No such file"); }
+TEST(FileSource, MissingFile) {
+  ExpectError(testing_util::TestTempPath("missing.wav"), "No such file");
+}
 
 TEST(FileSource, EmptyFile) {
-  const std::string path = TempPath("empty.wav");
+  const std::string path = testing_util::TestTempPath("empty.wav");
   std::ofstream{path};
   ExpectError(path, "empty file");
 }
 
 TEST(FileSource, TextFileRenamedWav) {
-  const std::string path = TempPath("text.wav");
+  const std::string path = testing_util::TestTempPath("text.wav");
   std::ofstream(path) << "this is not a wave file, just some words\n";
   ExpectError(path, "not a readable audio file");
 }

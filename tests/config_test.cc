@@ -7,12 +7,13 @@
 #include <set>
 
 #include "config/options.h"
+#include "tests/temp_path.h"
 
 namespace earshot::config {
 namespace {
 
 std::filesystem::path WriteTemp(const std::string& name, const std::string& text) {
-  auto path = std::filesystem::path(testing::TempDir()) / name;
+  std::filesystem::path path = testing_util::TestTempPath(name);
   std::ofstream(path) << text;
   return path;
 }

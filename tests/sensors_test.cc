@@ -3,27 +3,22 @@
 #include "statemachine/sensors.h"
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "statemachine/sensor_timeline.h"
+#include "tests/temp_path.h"
 
 namespace earshot {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A path of this process's own under the tests' temporary directory.
-fs::path TempPath(const std::string& name) {
-  return fs::path(testing::TempDir()) / (name + "_" + std::to_string(::getpid()));
-}
-
 // A fake /sys under the test's temporary directory, empty at first.
 class FakeSysfs {
  public:
-  explicit FakeSysfs(const std::string& name) : root_(TempPath("sys_" + name)) {
+  explicit FakeSysfs(const std::string& name) : root_(testing_util::TestTempPath("sys_" + name)) {
     fs::remove_all(root_);
     fs::create_directories(root_);
   }
@@ -205,7 +200,7 @@ TEST(SensorTimeline, BadLinesNameFileLineAndCause) {
 }
 
 TEST(SensorTimeline, LoadsAFileAndNamesAMissingOne) {
-  const fs::path path = TempPath("timeline.txt");
+  const fs::path path = testing_util::TestTempPath("timeline.txt");
   std::ofstream(path) << "0 90 0 40\n3600 70 0 -\n";
   Result<SensorTimeline> t = SensorTimeline::Load(path);
   ASSERT_TRUE(t.ok()) << t.error().message;

@@ -9,14 +9,14 @@
 
 namespace earshot::testing_util {
 
-// TempDir()/<stem>_<test suite>_<test name>_<pid>
-inline std::string TestTempPath(const std::string& stem) {
+// TempDir()/<test suite>_<test name>_<pid>_<name> (the name last: its extension stays)
+inline std::string TestTempPath(const std::string& name) {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  std::string name = info ? std::string(info->test_suite_name()) + "_" + info->name() : "none";
-  for (char& c : name) {
+  std::string test = info ? std::string(info->test_suite_name()) + "_" + info->name() : "none";
+  for (char& c : test) {
     if (c == '/') c = '_';  // parameterised tests' names
   }
-  return ::testing::TempDir() + "/" + stem + "_" + name + "_" + std::to_string(::getpid());
+  return ::testing::TempDir() + "/" + test + "_" + std::to_string(::getpid()) + "_" + name;
 }
 
 }  // namespace earshot::testing_util

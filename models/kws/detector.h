@@ -3,9 +3,9 @@
 // it were left unscored), so the first hop over the threshold is too early to start the request:
 // the detector waits for the run of hops at or above the threshold to end (or for max_hold_frames)
 // and reports the run's last hop as the keyword's end, with the run's peak score. A dip under the
-// threshold of at most gap_frames does not end the run (the score can waver inside the keyword). After a wake,
-// none for refractory_frames. Frames are stream indices, so the refractory period holds across the
-// cascade's gating of the keyword spotter.
+// threshold of at most gap_frames does not end the run (the score can waver inside the keyword).
+// After a wake, none for refractory_frames. Frames are stream indices, so the refractory period
+// holds across the cascade's gating of the keyword spotter.
 #pragma once
 
 #include <cstdint>
