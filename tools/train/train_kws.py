@@ -131,26 +131,28 @@ def train_large(args, x, y, make_train_set, mining_sets, dev, log):
     epoch after the first draws new training streams (make_train_set), the mined rows kept.
     Returns the model and its last training rows."""
     model = make_large(args, x.shape[1], log)
-    hard = []  # mined rows so far: (x, y) pairs
-    last = [x, y]
+    mined = x[:0], y[:0]  # every hop mined so far
+    rows = x, y  # what the last epoch trained on
 
     def refresh():
+        nonlocal rows
         xf, yf = make_train_set()
-        last[:] = np.concatenate([xf] + [h[0] for h in hard]), np.concatenate([yf] + [h[1] for h in hard])
-        return last
+        rows = np.concatenate([xf, mined[0]]), np.concatenate([yf, mined[1]])
+        return rows
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
                refresh=refresh if args.fresh else None)
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
     for r, make_mining_set in enumerate(mining_sets):
         xm, ym = make_mining_set()
-        hard.append(kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, 0.05))
-        log(f"hard negatives, round {r + 1}: {len(hard[-1][1])} of {int((ym == 0).sum())} mined hops score "
-            ">= 0.05; training on")
+        xh, yh = kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, 0.05)
+        log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
+            "training on")
         del xm, ym
-        last[:] = np.concatenate([last[0], hard[-1][0]]), np.concatenate([last[1], hard[-1][1]])
-        kws_model.train(model, *last, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4, **fit)
-    return model, last[0], last[1]
+        mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
+        rows = np.concatenate([rows[0], xh]), np.concatenate([rows[1], yh])
+        kws_model.train(model, *rows, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4, **fit)
+    return model, *rows
 
 
 def prune_large(args, large, x, log):
