@@ -8,7 +8,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--conv 5,2,64] [--hidden 64] [--small-channels 24] [--small-hidden 32]
            [--small-from scratch|distilled]
            [--streams 300] [--epochs 5] [--no-fresh] [--ablation-dir DIR]
-           [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
+           [--mine-rounds 4] [--small-mine-rounds 2] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the previous MLPs: --conv none --hidden 96,48 --small-hidden 56,32 --small-from distilled --epochs 3
@@ -31,9 +31,10 @@ its false accepts on 300 fresh negative streams (5.3 h, 80% of their clips read 
 false accepts come from) are mined, and 2 more epochs (new streams again, plus every mined hop so
 far) follow.
 Small: the shape of the large one's 24 most important channels and 32 hidden units (structured
-pruning), trained from scratch on the same data (its mined hard negatives included): better on the
-dev streams than the pruned weights fine-tuned with the large one as teacher (knowledge
-distillation; --ablation-dir measures both). Outputs: Q4 logits, score =
+pruning), trained from scratch the way the large one was: 5 epochs, each after the first on a new
+draw of streams plus every hop mined for the large one, then two rounds of mining its own false
+accepts, 2 epochs each. Better on the dev streams than the pruned weights fine-tuned with the large
+one as teacher (knowledge distillation; --ablation-dir measures both). Outputs: Q4 logits, score =
 sigmoid(logit / 4).
 Seeded: the same data give the same models.
 """
@@ -125,34 +126,34 @@ def make_large(args, inputs, log):
     return model
 
 
-def train_large(args, x, y, make_train_set, mining_sets, dev, log):
-    """The large model: args.epochs on the training streams, then per mining round its false
-    accepts on fresh negative streams join the rows and args.mine_epochs more. With --fresh, each
-    epoch after the first draws new training streams (make_train_set), the mined rows kept.
-    Returns the model and its last training rows."""
-    model = make_large(args, x.shape[1], log)
-    mined = x[:0], y[:0]  # every hop mined so far
+def train_mined(args, model, x, y, rounds, make_train_set, mining_sets, mined, dev, log, view=None):
+    """args.epochs of model on the rows x, y, then per mining round its false accepts on fresh
+    negative streams join the rows and args.mine_epochs more. With --fresh, each epoch after the
+    first draws new training streams (make_train_set), every mined row kept (mined: the rows mined
+    before, a pair). view picks the model's input columns of a draw (None: all of them). Returns
+    the model, every row mined and its last training rows."""
+    view = view or (lambda a: a)
     rows = x, y  # what the last epoch trained on
 
     def refresh():
         nonlocal rows
         xf, yf = make_train_set()
-        rows = np.concatenate([xf, mined[0]]), np.concatenate([yf, mined[1]])
+        rows = np.concatenate([view(xf), mined[0]]), np.concatenate([yf, mined[1]])
         return rows
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
                refresh=refresh if args.fresh else None)
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
-    for r, make_mining_set in enumerate(mining_sets):
+    for r, make_mining_set in zip(range(rounds), mining_sets):
         xm, ym = make_mining_set()
-        xh, yh = kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, 0.05)
+        xh, yh = kws_model.mine_hard_negatives(model, view(xm), ym, INPUT_SCALE, 0.05)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
             "training on")
         del xm, ym
         mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
         rows = np.concatenate([rows[0], xh]), np.concatenate([rows[1], yh])
         kws_model.train(model, *rows, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4, **fit)
-    return model, *rows
+    return model, mined, rows
 
 
 def prune_large(args, large, x, log):
@@ -171,16 +172,18 @@ def prune_large(args, large, x, log):
     return small, cols, lambda: kws_model.make_mlp((len(cols), *hidden, 1))
 
 
-def train_small(args, large, x, y, xd, yd, log):
+def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
     """The small model, in the shape structured pruning cuts from the large one (prune_large):
-    trained from scratch on the same data, the large model's mined hard negatives included
-    (--small-from scratch, bundled: it measured better), or from the pruned weights with the large
-    model as teacher (distilled). With --ablation-dir, also the alternatives: pruned alone, pruned
-    and fine-tuned on hard targets, and the other of scratch / distilled. Returns the model, the
-    variants, its training rows and its dev streams."""
+    trained from scratch (--small-from scratch, bundled: it measured better) the way the large one
+    was, starting from its last rows and every hop mined for it, then args.small_mine_rounds of
+    mining its own false accepts (without --fresh: args.epochs on the large one's last rows), or
+    from the pruned weights with the large model as teacher (distilled). With --ablation-dir, also
+    the alternatives: pruned alone, pruned and fine-tuned on hard targets, and the other of
+    scratch / distilled. Returns the model, the variants, its calibration rows and dev streams."""
     pruned, cols, make = prune_large(args, large, x, log)
-    xs = x if cols is None else np.ascontiguousarray(x[:, cols])
-    dev_small = Dev(xd, yd, cols)
+    view = (lambda a: a) if cols is None else (lambda a: np.ascontiguousarray(a[:, cols]))
+    xs, mined = view(x), (view(mined[0]), mined[1])
+    dev_small = Dev(dev.x, dev.y, cols)
 
     def fit(model, epochs, lr, teacher_logits=None):
         return kws_model.train(model, xs, y, epochs, seed=SEED, lr=lr, input_scale=INPUT_SCALE,
@@ -199,7 +202,10 @@ def train_small(args, large, x, y, xd, yd, log):
     def scratch():
         log("  from scratch, hard targets:")
         torch.manual_seed(SEED)
-        return fit(make(), args.epochs, 1e-3)
+        if not args.fresh:
+            return fit(make(), args.epochs, 1e-3)
+        return train_mined(args, make(), xs, y, args.small_mine_rounds, make_train_set,
+                           [mining_set] * args.small_mine_rounds, mined, dev_small, log, view)[0]
 
     def pruned_hard():
         log("  pruned, fine-tuned on hard targets:")
@@ -242,6 +248,8 @@ def main():
                         "streams every epoch (the previous models)")
     p.add_argument("--small-epochs", type=int, default=2)
     p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
+    p.add_argument("--small-mine-rounds", type=int, default=2,
+                   help="rounds of mining the small model's own false accepts (with --fresh)")
     p.add_argument("--mine-streams", type=int, default=300, help="negative streams per mining round")
     p.add_argument("--mine-speech-frac", type=float, default=0.8,
                    help="share of read speech among the mining streams' negatives")
@@ -285,10 +293,12 @@ def main():
         return make_set(args.earshot, rng, train_src.with_speech_frac(args.mine_speech_frac), rirs, noise,
                         mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
-    large, x, y = train_large(args, x, y, train_set, [mining_set] * args.mine_rounds, dev, log)
+    large = make_large(args, x.shape[1], log)
+    large, mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set,
+                                       [mining_set] * args.mine_rounds, (x[:0], y[:0]), dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
-    small, variants, xs, dev_small = train_small(args, large, x, y, xd, yd, log)
+    small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
     small_context = LARGE_CONTEXT if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
         export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
