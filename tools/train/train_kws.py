@@ -128,12 +128,12 @@ def make_large(args, inputs, log):
     return model
 
 
-def train_mined(args, model, x, y, rounds, make_train_set, mining_sets, mined, dev, log, view=None):
-    """args.epochs of model on the rows x, y, then per mining round its false accepts on fresh
-    negative streams join the rows and args.mine_epochs more. With --fresh, each epoch after the
-    first draws new training streams (make_train_set), every mined row kept (mined: the rows mined
-    before, a pair). view picks the model's input columns of a draw (None: all of them). Returns
-    the model, every row mined and its last training rows."""
+def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, view=None):
+    """args.epochs of model on the rows x, y, then per mining round (rounds) its false accepts on
+    fresh negative streams (make_mining_set) join the rows and args.mine_epochs more. With --fresh,
+    each epoch after the first draws new training streams (make_train_set), every mined row kept
+    (mined: the rows mined before, a pair). view picks the model's input columns of a draw (None:
+    all of them). Returns the model, every row mined and its last training rows."""
     view = view or (lambda a: a)
     rows = x, y  # what the last epoch trained on
 
@@ -146,7 +146,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, mining_sets, mined, d
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
                refresh=refresh if args.fresh else None)
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
-    for r, make_mining_set in zip(range(rounds), mining_sets):
+    for r in range(rounds):
         xm, ym = make_mining_set()
         xh, yh = kws_model.mine_hard_negatives(model, view(xm), ym, INPUT_SCALE, 0.05)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
@@ -206,8 +206,8 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
         torch.manual_seed(SEED)
         if not args.small_fresh:
             return fit(make(), args.epochs, 1e-3)
-        return train_mined(args, make(), xs, y, args.small_mine_rounds, make_train_set,
-                           [mining_set] * args.small_mine_rounds, mined, dev_small, log, view)[0]
+        return train_mined(args, make(), xs, y, args.small_mine_rounds, make_train_set, mining_set,
+                           mined, dev_small, log, view)[0]
 
     def pruned_hard():
         log("  pruned, fine-tuned on hard targets:")
@@ -300,8 +300,8 @@ def main():
                         mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
     large = make_large(args, x.shape[1], log)
-    large, mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set,
-                                       [mining_set] * args.mine_rounds, (x[:0], y[:0]), dev, log)
+    large, mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
+                                       (x[:0], y[:0]), dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
