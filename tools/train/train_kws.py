@@ -80,11 +80,16 @@ def split_sources(data, dev, synth=None, synth_pos_frac=0.0, near_frac=0.0):
                    synth_pos_frac, near_frac)
 
 
+def columns(x, cols):
+    """The rows of x with only its input columns cols (None: all of them)."""
+    return x if cols is None else np.ascontiguousarray(x[:, cols])
+
+
 class Dev:
     """The dev streams and the metrics logged while training."""
 
     def __init__(self, x, y, context_cols=None):
-        self.x = x if context_cols is None else np.ascontiguousarray(x[:, context_cols])
+        self.x = columns(x, context_cols)
         self.y = y
 
     def float_metrics(self, model):
@@ -128,19 +133,18 @@ def make_large(args, inputs, log):
     return model
 
 
-def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, view=None):
+def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, cols=None):
     """args.epochs of model on the rows x, y, then per mining round (rounds) its false accepts on
     fresh negative streams (make_mining_set) join the rows and args.mine_epochs more. With --fresh,
     each epoch after the first draws new training streams (make_train_set), every mined row kept
-    (mined: the rows mined before, a pair). view picks the model's input columns of a draw (None:
-    all of them). Returns the model, every row mined and its last training rows."""
-    view = view or (lambda a: a)
+    (mined: the rows mined before, a pair). cols: the model's input columns of a draw (None: all
+    of them). Returns every row mined and the model's last training rows."""
     rows = x, y  # what the last epoch trained on
 
     def refresh():
         nonlocal rows
         xf, yf = make_train_set()
-        rows = np.concatenate([view(xf), mined[0]]), np.concatenate([yf, mined[1]])
+        rows = np.concatenate([columns(xf, cols), mined[0]]), np.concatenate([yf, mined[1]])
         return rows
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
@@ -148,14 +152,14 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
     for r in range(rounds):
         xm, ym = make_mining_set()
-        xh, yh = kws_model.mine_hard_negatives(model, view(xm), ym, INPUT_SCALE, 0.05)
+        xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, 0.05)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
             "training on")
         del xm, ym
         mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
         rows = np.concatenate([rows[0], xh]), np.concatenate([rows[1], yh])
         kws_model.train(model, *rows, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4, **fit)
-    return model, mined, rows
+    return mined, rows
 
 
 def prune_large(args, large, x, log):
@@ -183,8 +187,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
     the alternatives: pruned alone, pruned and fine-tuned on hard targets, and the other of
     scratch / distilled. Returns the model, the variants, its calibration rows and dev streams."""
     pruned, cols, make = prune_large(args, large, x, log)
-    view = (lambda a: a) if cols is None else (lambda a: np.ascontiguousarray(a[:, cols]))
-    xs, mined = view(x), (view(mined[0]), mined[1])
+    xs, mined = columns(x, cols), (columns(mined[0], cols), mined[1])
     dev_small = Dev(dev.x, dev.y, cols)
 
     def fit(model, epochs, lr, teacher_logits=None):
@@ -206,8 +209,10 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
         torch.manual_seed(SEED)
         if not args.small_fresh:
             return fit(make(), args.epochs, 1e-3)
-        return train_mined(args, make(), xs, y, args.small_mine_rounds, make_train_set, mining_set,
-                           mined, dev_small, log, view)[0]
+        model = make()
+        train_mined(args, model, xs, y, args.small_mine_rounds, make_train_set, mining_set, mined,
+                    dev_small, log, cols)
+        return model
 
     def pruned_hard():
         log("  pruned, fine-tuned on hard targets:")
@@ -300,8 +305,8 @@ def main():
                         mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
     large = make_large(args, x.shape[1], log)
-    large, mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
-                                       (x[:0], y[:0]), dev, log)
+    mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
+                                (x[:0], y[:0]), dev, log)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
