@@ -18,11 +18,11 @@ import sys
 import numpy as np
 
 
-def false_accepts_at(scores_dir, threshold, refractory):
+def false_accepts_at(scores_dir, keyword, threshold, refractory):
     root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     sys.path.insert(0, os.environ.get("EARSHOT_EVAL_DIR", os.path.join(root, "..", "shared", "eval")))
     import ww_score  # noqa: E402  (the shared protocol's scorer)
-    background = ww_score.load_scores(os.path.join(scores_dir, "bg"), "computer")
+    background = ww_score.load_scores(os.path.join(scores_dir, "bg"), keyword)
     return sum(ww_score.count_runs(t, s >= threshold, refractory) for t, s in background.values())
 
 
@@ -32,12 +32,12 @@ def main():
     p.add_argument("--threshold", type=float, default=0.8)
     p.add_argument("--scores", help="the per-hop scores behind the DET: exact false accepts at --threshold")
     a = p.parse_args()
-    header = open(a.det).readline()
-    refractory = float(header.split("refractory_s=")[1].split()[0]) if "refractory_s=" in header else 1.0
+    # ww_score.py's first line: "# NAME keyword=K kind=scores n_pos=N bg_hours=H refractory_s=R"
+    header = dict(field.split("=", 1) for field in open(a.det).readline().split() if "=" in field)
+    hours, refractory = float(header["bg_hours"]), float(header["refractory_s"])
     rows = np.array([[float(v) for v in line.split("\t")[:4]] for line in open(a.det)
                      if line.strip() and not line.startswith(("#", "threshold"))])
     th, miss, count, per_h = rows.T
-    hours = count[count > 0][0] / per_h[count > 0][0] if (count > 0).any() else float("nan")
     out = [f"background {hours:.2f} h"]
     for limit in (0.1, 0.5, 1, 2, 5, 10):
         ok = per_h <= limit + 1e-9
@@ -46,7 +46,7 @@ def main():
     at = np.searchsorted(th, a.threshold)  # the first row >= the threshold: its miss rate is exact
     if at < len(th):
         if a.scores:
-            fa = f"{false_accepts_at(a.scores, a.threshold, refractory) / hours:.2f} FA/h"
+            fa = f"{false_accepts_at(a.scores, header['keyword'], a.threshold, refractory) / hours:.2f} FA/h"
         elif th[at] == a.threshold or at == 0:
             fa = f"{per_h[at]:.2f} FA/h"
         else:
