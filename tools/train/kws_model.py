@@ -60,14 +60,32 @@ def logits(model, x, input_scale, batch=8192):
     return np.concatenate(out) if out else np.zeros(0, np.float32)
 
 
+def spec_mask(x, frames, width, max_frames, max_bands, gen):
+    """SpecAugment's masks (Park et al. 2019) on a batch of rows (n, frames * width): per row, a
+    run of 0 to max_frames whole frames and one of 0 to max_bands bands set to 0, the level of the
+    input's running mean (kws_input.py)."""
+    n = len(x)
+
+    def run(size, most):
+        length = torch.randint(0, most + 1, (n, 1), generator=gen)
+        start = (torch.rand(n, 1, generator=gen) * (size - length + 1)).floor()
+        i = torch.arange(size)
+        return (i >= start) & (i < start + length)
+    hidden = run(frames, max_frames)[:, :, None] | run(width, max_bands)[:, None, :]
+    return (x.view(n, frames, width) * ~hidden).view(n, -1)
+
+
 def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teacher_logits=None,
-          kd_alpha=0.5, kd_temperature=2.0, evaluate=None, refresh=None):
+          kd_alpha=0.5, kd_temperature=2.0, evaluate=None, refresh=None, mask=None):
     """Adam with cosine decay on rows with y >= 0. With teacher_logits, the loss mixes the hard
     targets (1 - kd_alpha) with the teacher's softened probabilities (kd_alpha, temperature T,
     scaled by T^2 as in Hinton et al. 2015). With refresh, every epoch after the first trains on
     the rows refresh() returns instead (a fresh draw of augmented streams): one learning-rate
-    schedule over all of them."""
+    schedule over all of them. With mask (most frames, most bands; a ConvMlp's), each training
+    row is seen through spec_mask."""
     assert refresh is None or teacher_logits is None, "a teacher's logits belong to fixed rows"
+    assert mask is None or isinstance(model, ConvMlp), "masks are drawn over a ConvMlp's frames and bands"
+    mask_gen = torch.Generator().manual_seed(seed + 1000)
     tt = None if teacher_logits is None else torch.from_numpy(teacher_logits.astype(np.float32))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
@@ -82,7 +100,10 @@ def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teache
         total = 0.0
         for i in range(0, len(perm), BATCH):
             idx = perm[i:i + BATCH]
-            z = model(xt[idx].float() * input_scale).squeeze(1)
+            xb = xt[idx].float() * input_scale
+            if mask is not None:
+                xb = spec_mask(xb, model.frames, model.width, *mask, mask_gen)
+            z = model(xb).squeeze(1)
             target = yt[idx]
             w = torch.where(target > 0.5, pos_weight, 1.0)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(z, target, weight=w)

@@ -9,7 +9,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--small-from scratch|distilled]
            [--streams 300] [--epochs 5] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
-           [--small-fresh] [--small-mine-rounds 2]
+           [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the previous MLPs: --conv none --hidden 96,48 --small-hidden 56,32 --small-from distilled --epochs 3
@@ -148,7 +148,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
         return rows
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
-               refresh=refresh if args.fresh else None)
+               refresh=refresh if args.fresh else None, mask=args.spec_mask)
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
     for r in range(rounds):
         xm, ym = make_mining_set()
@@ -193,7 +193,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
     def fit(model, epochs, lr, teacher_logits=None):
         return kws_model.train(model, xs, y, epochs, seed=SEED, lr=lr, input_scale=INPUT_SCALE,
                                pos_weight=POS_WEIGHT, log=log, teacher_logits=teacher_logits,
-                               evaluate=dev_small.float_metrics)
+                               evaluate=dev_small.float_metrics, mask=args.spec_mask)
 
     def copy_of_pruned():
         model = make()
@@ -255,6 +255,9 @@ def main():
                         "streams every epoch (the previous models)")
     p.add_argument("--small-epochs", type=int, default=2)
     p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
+    p.add_argument("--spec-mask", type=ints, default=None, metavar="FRAMES,BANDS",
+                   help="SpecAugment while training: hide up to FRAMES input frames and BANDS bands "
+                        "of each row (the large model's 56 x 20; conv only)")
     p.add_argument("--small-fresh", action=argparse.BooleanOptionalAction, default=False,
                    help="train the small model the way the large one is: a new draw of streams "
                         "each epoch after the first, then --small-mine-rounds of mining its own false "
