@@ -110,7 +110,7 @@ def build_stream(rng, sources, rirs, noise, n_pos, n_neg):
 
 
 def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=3, n_neg=6,
-             neg_stride=3):
+             neg_stride=3, transform=kws_input.TRANSFORM):
     """Model inputs (int8 rows) and targets of n_streams streams. Negative hops far from a keyword
     are kept one in `neg_stride` (neighbouring hops are nearly the same input)."""
     xs, ys = [], []
@@ -120,7 +120,7 @@ def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=
         mel = audio_io.logmel(earshot, s)
         y = y[:len(mel)]
         keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)
-        xs.append(kws_input.stack_context(kws_input.frame_inputs(mel), context)[keep])
+        xs.append(kws_input.stack_context(kws_input.frame_inputs(mel, transform), context)[keep])
         ys.append(y[keep])
     x, y = np.concatenate(xs), np.concatenate(ys).astype(np.float32)
     log(f"  {n_streams} streams, {len(y) / 100 / 60 * neg_stride:.0f} min, {len(y)} rows, "

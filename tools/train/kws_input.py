@@ -1,10 +1,12 @@
 """The keyword spotter's input transform, in integer arithmetic, exactly as models/kws/kws.cc
 computes it (tests/kws_test.cc checks the C++ side against vectors this file produced).
 
-Per frame, from the front end's log-mel x[b] (int16, dB Q8, 40 bands):
+Per frame, from the front end's log-mel x[b] (int16, dB Q8, 40 bands), with the model's transform
+(MEAN_SHIFT, STEP_SHIFT, MIN, MAX) = TRANSFORM by default, the model file's kws_transform:
   pooled[p] = (x[2p] + x[2p+1]) >> 1                       (20 bands)
-  mean[p]  (Q8) tracks pooled slowly: mean += (pooled - mean) >> 8, started at the first frame
-  input[p] = clamp((pooled - mean) >> 7, -64, 63)          (0.5 dB steps, +-32 dB)
+  mean[p]  (Q8) tracks pooled slowly: mean += (pooled - mean) >> MEAN_SHIFT, from the first frame
+  input[p] = clamp((pooled - mean) >> STEP_SHIFT, MIN, MAX)
+The default, 8, 7, -64, 63: a mean over about 2.6 s, 0.5 dB steps, +-32 dB.
 The model reads the 20 inputs of the frames at CONTEXT offsets (about one second, every 4th frame).
 """
 import numpy as np
@@ -16,14 +18,15 @@ STEP_SHIFT = 7
 TRANSFORM = [MEAN_SHIFT, STEP_SHIFT, -64, 63]
 
 
-def frame_inputs(logmel):
+def frame_inputs(logmel, transform=TRANSFORM):
+    mean_shift, step_shift, lo, hi = transform
     x = logmel.astype(np.int64)
     pooled = (x[:, 0::2] + x[:, 1::2]) >> 1
     out = np.zeros((len(x), POOLED), dtype=np.int8)
     mean = pooled[0].copy() if len(x) else None
     for t in range(len(x)):
-        mean = mean + ((pooled[t] - mean) >> MEAN_SHIFT)
-        out[t] = np.clip((pooled[t] - mean) >> STEP_SHIFT, -64, 63)
+        mean = mean + ((pooled[t] - mean) >> mean_shift)
+        out[t] = np.clip((pooled[t] - mean) >> step_shift, lo, hi)
     return out
 
 

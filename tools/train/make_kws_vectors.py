@@ -24,12 +24,13 @@ def main():
     p.add_argument("--out", default=os.path.join(root, "tests", "data", "kws_vectors.txt"))
     p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
     args = p.parse_args()
-    q = vad_export.mlp_from_tensors(vad_export.read_tensors(args.model))
+    tensors = vad_export.read_tensors(args.model)
+    q = vad_export.mlp_from_tensors(tensors)
     # The bundled sample (the keyword, then a request) with deterministic noise: 3.9 s, 386 hops.
     x = audio_io.read_audio(os.path.join(root, "tools", "samples", "computer_request.flac")).astype(float)
     x = x + np.random.default_rng(7).normal(0, 30, len(x))
     mel = audio_io.logmel(args.earshot, x)
-    inputs = kws_input.frame_inputs(mel)
+    inputs = kws_input.frame_inputs(mel, tuple(int(v) for v in tensors["kws_transform"]))
     scores = vad_export.run_int(q, kws_input.stack_context(inputs, q["context"]))
     with open(args.out, "w") as f:
         f.write("# earshot KWS test vectors (tools/train/make_kws_vectors.py): "

@@ -10,6 +10,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--streams 300] [--epochs 5] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
+           [--transform 8,7,-64,63]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the previous MLPs: --conv none --hidden 96,48 --small-hidden 56,32 --small-from distilled --epochs 3
@@ -104,11 +105,11 @@ class Dev:
         return f"dev miss {100 * miss0:.1f}% at 0 FA, {100 * miss1:.1f}% at <= 1 FA/h"
 
 
-def export(path, model, context, calibration, log, dev, what):
+def export(path, model, context, transform, calibration, log, dev, what):
     q = vad_export.quantize(kws_model.weights(model), INPUT_SCALE, calibration, context,
                             logit_q=LOGIT_Q, temperature=TEMPERATURE)
     items = [("context", np.array(context, np.int32)),
-             ("kws_transform", np.array(kws_input.TRANSFORM, np.int32))] + vad_export.mlp_tensors(q)
+             ("kws_transform", np.array(transform, np.int32))] + vad_export.mlp_tensors(q)
     vad_export.write_tensors(path, "kws-mlp", items)
     n = sum(layer[0].size for layer in kws_model.weights(model))
     log(f"{what}: int8 {dev.int_metrics(q)}; {n} weights, wrote {path} ({os.path.getsize(path)} bytes)")
@@ -255,6 +256,9 @@ def main():
                         "streams every epoch (the previous models)")
     p.add_argument("--small-epochs", type=int, default=2)
     p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
+    p.add_argument("--transform", type=ints, default=tuple(kws_input.TRANSFORM),
+                   metavar="MEAN_SHIFT,STEP_SHIFT,MIN,MAX",
+                   help="the input transform of kws_input.py, written to the model files")
     p.add_argument("--spec-mask", type=ints, default=None, metavar="FRAMES,BANDS",
                    help="SpecAugment while training: hide up to FRAMES input frames and BANDS bands "
                         "of each row (the large model's 56 x 20; conv only)")
@@ -295,29 +299,30 @@ def main():
         f"negative files")
 
     def train_set():  # a draw of augmented training streams
-        return make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log)
+        return make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log,
+                        transform=args.transform)
 
     x, y = train_set()
     xd, yd = make_set(args.earshot, rng, dev_src, rirs, noise, max(2, args.streams // 8), LARGE_CONTEXT,
-                      log, neg_stride=1)
+                      log, neg_stride=1, transform=args.transform)
     mine_streams = min(args.mine_streams, max(2, args.streams))  # no more than the training streams
 
     def mining_set():
         log("negative streams to mine:")
         return make_set(args.earshot, rng, train_src.with_speech_frac(args.mine_speech_frac), rirs, noise,
-                        mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8)
+                        mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8, transform=args.transform)
     dev = Dev(xd, yd)
     large = make_large(args, x.shape[1], log)
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
                                 (x[:0], y[:0]), dev, log)
     calibration = x[y >= 0][::11]
-    export(args.out, large, LARGE_CONTEXT, calibration, log, dev, "large")
+    export(args.out, large, LARGE_CONTEXT, args.transform, calibration, log, dev, "large")
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
     small_context = LARGE_CONTEXT if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
         export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
-               xs[y >= 0][::11], log, dev_small, f"small ({name})")
-    export(args.small_out, small, small_context, xs[y >= 0][::11], log, dev_small, "small")
+               args.transform, xs[y >= 0][::11], log, dev_small, f"small ({name})")
+    export(args.small_out, small, small_context, args.transform, xs[y >= 0][::11], log, dev_small, "small")
 
 
 if __name__ == "__main__":
