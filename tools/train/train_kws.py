@@ -298,19 +298,20 @@ def main():
         f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + {len(train_src.others)} "
         f"negative files")
 
+    def streams(sources, n, **kw):  # model rows of n augmented streams, one shared rng
+        return make_set(args.earshot, rng, sources, rirs, noise, n, LARGE_CONTEXT, log,
+                        transform=args.transform, **kw)
+
     def train_set():  # a draw of augmented training streams
-        return make_set(args.earshot, rng, train_src, rirs, noise, args.streams, LARGE_CONTEXT, log,
-                        transform=args.transform)
+        return streams(train_src, args.streams)
 
     x, y = train_set()
-    xd, yd = make_set(args.earshot, rng, dev_src, rirs, noise, max(2, args.streams // 8), LARGE_CONTEXT,
-                      log, neg_stride=1, transform=args.transform)
+    xd, yd = streams(dev_src, max(2, args.streams // 8), neg_stride=1)
     mine_streams = min(args.mine_streams, max(2, args.streams))  # no more than the training streams
 
     def mining_set():
         log("negative streams to mine:")
-        return make_set(args.earshot, rng, train_src.with_speech_frac(args.mine_speech_frac), rirs, noise,
-                        mine_streams, LARGE_CONTEXT, log, n_pos=0, n_neg=8, transform=args.transform)
+        return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
     large = make_large(args, x.shape[1], log)
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
