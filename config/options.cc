@@ -56,7 +56,7 @@ constexpr std::array kOptions = {
                "keyword's end), or this long after it crossed it"},
     OptionSpec{"kws.gap_ms", T::kInt, "100", 0, 1000, "", "ms",
                "Dips under the threshold this short do not end the keyword (0: any dip ends it)"},
-    OptionSpec{"kws.smooth_ms", T::kInt, "10", 10, 500, "", "ms",
+    OptionSpec{"kws.smooth_ms", T::kInt, "50", 10, 500, "", "ms",
                "The score is the mean of the network's scores over this long (10: no smoothing)"},
     OptionSpec{
         "stt.profile", T::kString, "large", 0, 0, "large|small", "",

@@ -1,6 +1,7 @@
 // The keyword spotter: an int8 network (models/int8_mlp.h: dense layers, the hidden ones possibly
 // convolutions over time) over one second of the front end's log-mel, after an integer transform
-// (bands pooled in pairs, minus a slow running mean, 0.5 dB steps), scored at every 10 ms hop.
+// (bands pooled in pairs, minus a running mean, 0.5 dB steps, clamped; the model file states the
+// constants), scored at every 10 ms hop.
 // Trained by tools/train/train_kws.py; kws_input.py there specifies the transform this file
 // implements. KwsModel is immutable and shared; KwsSession is one stream's.
 #pragma once
