@@ -35,11 +35,11 @@ false accepts come from) are mined, and 2 more epochs (new streams again, plus e
 far) follow.
 Small: the shape of the large one's 24 most important channels and 32 hidden units (structured
 pruning), trained from scratch for 8 epochs on the large one's last rows (its mined hard negatives
-included): better on the dev streams than the pruned weights fine-tuned with the large one as
-teacher (knowledge distillation; --ablation-dir measures both). --small-fresh trains it the way the
-large one was (new draws each epoch, then two rounds of mining its own false accepts): better from
-1 FA/h up, worse at 1 in 10 h (the README's variants). Outputs: Q4 logits, score =
-sigmoid(logit / 4).
+included): better on the README's 10.2 h evaluation than the pruned weights fine-tuned with the
+large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
+--small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
+its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's variants).
+Outputs: Q4 logits, score = sigmoid(logit / 4).
 Seeded: the same data give the same models.
 """
 import argparse
