@@ -93,6 +93,36 @@ TEST(Kws, BitExactWithTheTrainingReference) {
   }
 }
 
+// Posterior smoothing: each hop's score is the rounded mean of the network's scores over the last
+// smooth_frames hops (the hops before the first count as 0), and the network's own scores do not
+// change with it.
+TEST(Kws, SmoothedScoreIsTheMeanOfTheLastNetworkScores) {
+  const ModelAndVectors mv = Bundled().front();
+  auto model = LoadModel(mv.model);
+  ASSERT_NE(model, nullptr);
+  KwsConfig smoothed_config;
+  smoothed_config.smooth_frames = 5;
+  KwsSession raw(model, KwsConfig{}), smoothed(model, smoothed_config);
+  const std::vector<Hop> hops = ReadVectors(mv.vectors);
+  ASSERT_GT(hops.size(), 300u) << mv.vectors;
+  std::vector<int> network;
+  int moved = 0;
+  for (size_t h = 0; h < hops.size(); ++h) {
+    const uint16_t raw_score = raw.Process(hops[h].logmel);
+    const uint16_t score = smoothed.Process(hops[h].logmel);
+    ASSERT_EQ(raw_score, raw.last_network_score());
+    ASSERT_EQ(smoothed.last_network_score(), raw_score) << "hop " << h;
+    network.push_back(raw_score);
+    int sum = 0;
+    for (size_t k = network.size() - std::min<size_t>(5, network.size()); k < network.size(); ++k) {
+      sum += network[k];
+    }
+    ASSERT_EQ(score, (sum + 2) / 5) << "hop " << h;
+    moved += score != raw_score;
+  }
+  EXPECT_GT(moved, 0) << "the vectors' scores never change: the test would not see smoothing";
+}
+
 // The int8 engine against the float network (Eigen) on the inputs of real audio: every logit
 // within the rounding's worst-case bound, and their root mean square error within twice what
 // independent roundings would give.

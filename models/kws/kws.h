@@ -52,7 +52,9 @@ struct KwsConfig {
   int refractory_frames = 100;    // no second wake within 1 s
   int max_hold_frames = 50;       // a wake at the latest this long after the score crossed
   int gap_frames = 10;            // a dip under the threshold this long does not end the run
-  int smooth_frames = 1;          // the score is the mean of the network's last scores (1: none)
+  // The score is the mean of the network's last smooth_frames scores (1: none, the raw scores the
+  // tests compare; FromConfig reads kws.smooth_ms, by default 50 ms: 5 hops).
+  int smooth_frames = 1;
   static Result<KwsConfig> FromConfig(const config::Config& config);
 };
 
