@@ -150,7 +150,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
         return rows
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
-               refresh=refresh if args.fresh else None, mask=args.spec_mask)
+               refresh=refresh if args.fresh else None, mask=args.spec_mask, ema=args.ema)
     kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
     for r in range(rounds):
         xm, ym = make_mining_set()
@@ -195,7 +195,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
     def fit(model, epochs, lr, teacher_logits=None):
         return kws_model.train(model, xs, y, epochs, seed=SEED, lr=lr, input_scale=INPUT_SCALE,
                                pos_weight=POS_WEIGHT, log=log, teacher_logits=teacher_logits,
-                               evaluate=dev_small.float_metrics, mask=args.spec_mask)
+                               evaluate=dev_small.float_metrics, mask=args.spec_mask, ema=args.ema)
 
     def copy_of_pruned():
         model = make()
@@ -255,6 +255,9 @@ def main():
                    help="train the large model's every epoch after the first on a new draw of "
                         "--streams augmented streams (and the mined rows); --no-fresh: on the same "
                         "streams every epoch (the previous models)")
+    p.add_argument("--ema", type=float, default=0.0,
+                   help="train towards a moving average of the weights, this decay per batch of 512 "
+                        "(0.999: about the last 1000 batches, one epoch); 0: the last batch's weights")
     p.add_argument("--small-epochs", type=int, default=2)
     p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
     p.add_argument("--transform", type=ints, default=tuple(kws_input.TRANSFORM),
