@@ -256,8 +256,9 @@ def main():
                         "--streams augmented streams (and the mined rows); --no-fresh: on the same "
                         "streams every epoch (the previous models)")
     p.add_argument("--ema", type=float, default=0.0,
-                   help="train towards a moving average of the weights, this decay per batch of 512 "
-                        "(0.999: about the last 1000 batches, one epoch); 0: the last batch's weights")
+                   help="end each training call with the moving average of the weights, this decay "
+                        "per batch of 512 (0.999: about the last 1000 batches, one epoch); 0: the last "
+                        "batch's weights")
     p.add_argument("--small-epochs", type=int, default=2)
     p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
     p.add_argument("--transform", type=ints, default=tuple(kws_input.TRANSFORM),
