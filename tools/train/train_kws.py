@@ -285,6 +285,10 @@ def main():
     p.add_argument("--near-frac", type=float, default=0.15, help="share of synthetic near-miss negatives")
     p.add_argument("--ablation-dir", help="also write the small model's alternatives here")
     args = p.parse_args()
+    # Every output's directory now, not after hours of training.
+    for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)] + \
+            ([args.ablation_dir] if args.ablation_dir else []):
+        os.makedirs(d, exist_ok=True)
     torch.set_num_threads(1)
     log = open_log(args.log)
     rng = np.random.default_rng(SEED)
