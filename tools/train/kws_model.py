@@ -75,29 +75,6 @@ def spec_mask(x, frames, width, max_frames, max_bands, gen):
     return (x.view(n, frames, width) * ~hidden).view(n, -1)
 
 
-class WeightAverage:
-    """An exponential moving average of a model's parameters over training steps (Polyak
-    averaging): each step, avg = decay * avg + (1 - decay) * weights. The average, not the last
-    step's weights, is what a training call leaves in the model."""
-
-    def __init__(self, model, decay):
-        self.params, self.decay = list(model.parameters()), decay
-        self.avg = [p.detach().clone() for p in self.params]
-
-    def update(self):
-        with torch.no_grad():
-            for a, p in zip(self.avg, self.params):
-                a.mul_(self.decay).add_(p.detach(), alpha=1 - self.decay)
-
-    def swap(self):
-        """Exchanges the model's weights with the average (twice: back as they were)."""
-        with torch.no_grad():
-            for a, p in zip(self.avg, self.params):
-                tmp = p.detach().clone()
-                p.copy_(a)
-                a.copy_(tmp)
-
-
 def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teacher_logits=None,
           kd_alpha=0.5, kd_temperature=2.0, evaluate=None, refresh=None, mask=None, ema=0.0):
     """Adam with cosine decay on rows with y >= 0. With teacher_logits, the loss mixes the hard
@@ -105,8 +82,9 @@ def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teache
     scaled by T^2 as in Hinton et al. 2015). With refresh, every epoch after the first trains on
     the rows refresh() returns instead (a fresh draw of augmented streams): one learning-rate
     schedule over all of them. With mask (most frames, most bands; a ConvMlp's), each training
-    row is seen through spec_mask. With ema in (0, 1), the model ends with the moving average of
-    its weights (WeightAverage, that decay per batch), and each epoch's evaluation reads it."""
+    row is seen through spec_mask. With ema in (0, 1), the model ends with the exponential moving
+    average of its weights (Polyak averaging, torch's AveragedModel, that decay per batch), and
+    each epoch's evaluation reads the average."""
     assert refresh is None or teacher_logits is None, "a teacher's logits belong to fixed rows"
     assert mask is None or isinstance(model, ConvMlp), "masks are drawn over a ConvMlp's frames and bands"
     mask_gen = torch.Generator().manual_seed(seed + 1000)
@@ -114,7 +92,9 @@ def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teache
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     gen = torch.Generator().manual_seed(seed)
-    average = WeightAverage(model, ema) if 0 < ema < 1 else None
+    average = None
+    if 0 < ema < 1:
+        average = torch.optim.swa_utils.AveragedModel(model, avg_fn=lambda a, p, _: ema * a + (1 - ema) * p)
     for epoch in range(epochs):
         if refresh is not None and epoch > 0:
             x, y = refresh()
@@ -141,15 +121,13 @@ def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teache
             loss.backward()
             opt.step()
             if average is not None:
-                average.update()
+                average.update_parameters(model)
             total += loss.item() * len(idx)
         sched.step()
-        if average is not None:
-            average.swap()
         msg = f"  epoch {epoch + 1}: train loss {total / len(keep):.4f}"
-        log(msg + (", " + evaluate(model) if evaluate else ""))
-        if average is not None and epoch + 1 < epochs:
-            average.swap()
+        log(msg + (", " + evaluate(model if average is None else average.module) if evaluate else ""))
+    if average is not None:
+        model.load_state_dict(average.module.state_dict())
     return model
 
 
