@@ -61,6 +61,9 @@ constexpr std::array kOptions = {
     OptionSpec{
         "stt.profile", T::kString, "large", 0, 0, "large|small", "",
         "Speech-to-text search: large (full beams) or small (about 3x faster, less accurate)"},
+    OptionSpec{"stt.front_end", T::kString, "pocketsphinx", 0, 0, "pocketsphinx|earshot", "",
+               "Cepstra for the decoder: pocketsphinx's own front end, or earshot's fixed-point "
+               "one set to the acoustic model's feat.params"},
     OptionSpec{"stt.acoustic_model", T::kString, "", 0, 0, "", "",
                "pocketsphinx acoustic model directory (empty: Debian's en-us)"},
     OptionSpec{"stt.language_model", T::kString, "", 0, 0, "", "",

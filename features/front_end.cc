@@ -20,14 +20,15 @@ FrontEnd::FrontEnd(const FrontEndConfig& c)
       log_([this] {
         const auto& w = window_.weights_q15();
         return std::accumulate(w.begin(), w.end(), 0.0) / 32768.0;
-      }()),
+      }(), static_cast<int16_t>(c.log_floor_db * 256)),
       dct_(c.mel_bands, c.mfcc_count, c.lifter),
       history_q8_(c.window_samples()),
       fft_in_(c.fft_size),
       spectrum_(c.fft_size / 2 + 1),
       mel_energy_(c.mel_bands),
-      logmel_db_q8_(c.mel_bands, LogScale::kFloorDbQ8),
+      logmel_db_q8_(c.mel_bands, static_cast<int16_t>(c.log_floor_db * 256)),
       mfcc_q8_(c.mfcc_count) {
+  if (c.noise_suppression) noise_.emplace(c.mel_bands, log_.floor_db_q8());
   if (c.mean_norm == MeanNorm::kRunning) mean_norm_.emplace(c.mfcc_count, c.mean_norm_shift);
 }
 
@@ -41,6 +42,7 @@ void FrontEnd::Process(std::span<const int16_t> hop) {
   fft_.Process(fft_in_, spectrum_);
   mel_.Process(spectrum_, mel_energy_);
   log_.Process(mel_energy_, exponent_, logmel_db_q8_);
+  if (noise_) noise_->Process(logmel_db_q8_);
   dct_.Process(logmel_db_q8_, mfcc_q8_);
   if (mean_norm_) mean_norm_->Process(mfcc_q8_);
 }
@@ -48,6 +50,7 @@ void FrontEnd::Process(std::span<const int16_t> hop) {
 void FrontEnd::Reset() {
   emphasis_.Reset();
   std::fill(history_q8_.begin(), history_q8_.end(), 0);
+  if (noise_) noise_->Reset();
   if (mean_norm_) mean_norm_->Reset();
   exponent_ = Window::kSilent;
 }

@@ -2,8 +2,8 @@
 // training). It only chains the stages; each stage file documents its Q-formats and headroom.
 //
 //   int16 hop (10 ms) -> DcPreEmphasis (Q8) -> frame history (window_ms) -> Window + block scaling
-//   -> RealFft -> MelFilterbank (power, Q15 weights) -> LogScale (dB Q8) -> Dct (+lifter) (Q8)
-//   -> RunningMeanNorm (optional)
+//   -> RealFft -> MelFilterbank (power, Q15 weights) -> LogScale (dB Q8) -> NoiseSuppression
+//   (optional) -> Dct (+lifter) (Q8) -> RunningMeanNorm (optional)
 //
 // One frame per hop: frame k is the window that ends with hop k (the stream starts from zeros).
 // Create allocates; Process never does. Integer arithmetic only on the per-frame path.
@@ -22,6 +22,7 @@
 #include "features/log_scale.h"
 #include "features/mean_norm.h"
 #include "features/mel_filterbank.h"
+#include "features/noise_suppression.h"
 #include "features/real_fft.h"
 #include "features/window.h"
 
@@ -49,6 +50,7 @@ class FrontEnd {
   MelFilterbank mel_;
   LogScale log_;
   Dct dct_;
+  std::optional<NoiseSuppression> noise_;
   std::optional<RunningMeanNorm> mean_norm_;
 
   std::vector<int32_t> history_q8_;  // the last window_samples of pre-emphasised audio

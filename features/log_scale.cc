@@ -16,7 +16,7 @@ constexpr int64_t kDbPerOctaveQ15 = 98643;
 
 }  // namespace
 
-LogScale::LogScale(double window_sum) {
+LogScale::LogScale(double window_sum, int16_t floor_db_q8) : floor_db_q8_(floor_db_q8) {
   for (int i = 0; i <= 256; ++i) {
     log2_table_q16_[i] = static_cast<int32_t>(std::lround(std::log2(1.0 + i / 256.0) * 65536.0));
   }
@@ -45,13 +45,13 @@ void LogScale::Process(std::span<const uint64_t> mel_energy, int exponent,
                        std::span<int16_t> db_q8) const {
   for (size_t b = 0; b < mel_energy.size(); ++b) {
     if (mel_energy[b] == 0 || exponent == Window::kSilent) {
-      db_q8[b] = kFloorDbQ8;
+      db_q8[b] = floor_db_q8_;
       continue;
     }
     const int64_t log2_q16 = Log2Q16(mel_energy[b]) - int64_t{2 * exponent} * 65536 + offset_q16_;
     // (Q16 * Q15) >> 23 = Q8; |log2| < 2^7 octaves, so the product < 2^7 * 2^16 * 2^17 = 2^40.
     const int64_t db = RoundShift(log2_q16 * kDbPerOctaveQ15, 23);
-    db_q8[b] = SaturateTo<int16_t>(std::max<int64_t>(db, kFloorDbQ8));
+    db_q8[b] = SaturateTo<int16_t>(std::max<int64_t>(db, floor_db_q8_));
   }
 }
 

@@ -1,6 +1,7 @@
 // Stage 6: log of the mel energies in integer arithmetic, as dB relative to full scale, Q8.
 // 0 dB is the band energy of a full-scale sine (amplitude 32768) at a bin centre under a weight of 1;
-// values are floored at kFloorDbQ8 (-100 dB), which is also what digital silence gives.
+// values are floored at floor_db_q8 (by default kFloorDbQ8, -100 dB), which is also what digital
+// silence gives.
 //
 // log2 is read from a 257-entry table of log2(1 + i/256) in Q16 with linear interpolation
 // (error < 3e-6 octave, 1e-5 dB), after normalising the energy's leading bit.
@@ -17,7 +18,9 @@ class LogScale {
   static constexpr int16_t kFloorDbQ8 = -100 * 256;
 
   // window_sum: sum of the analysis window's weights (in [0, 1] units), used for 0 dB.
-  explicit LogScale(double window_sum);
+  explicit LogScale(double window_sum, int16_t floor_db_q8 = kFloorDbQ8);
+
+  int16_t floor_db_q8() const { return floor_db_q8_; }
 
   // mel_energy: Q15 * (|X|^2 >> 14) from MelFilterbank, X at block exponent `exponent` (Window).
   void Process(std::span<const uint64_t> mel_energy, int exponent, std::span<int16_t> db_q8) const;
@@ -28,6 +31,7 @@ class LogScale {
  private:
   std::array<int32_t, 257> log2_table_q16_;  // log2(1 + i/256) * 2^16
   int64_t offset_q16_;                       // log2 of the constant factors, see the .cc
+  int16_t floor_db_q8_;
 };
 
 }  // namespace earshot::features

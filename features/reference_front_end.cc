@@ -41,7 +41,7 @@ ReferenceFrontEnd::ReferenceFrontEnd(const FrontEndConfig& c)
       history_(c.window_samples()),
       window_(c.window_samples()),
       power_(c.fft_size / 2 + 1),
-      logmel_db_(c.mel_bands, -100.0f),
+      logmel_db_(c.mel_bands, static_cast<float>(c.log_floor_db)),
       mfcc_(c.mfcc_count),
       mean_(c.mfcc_count) {
   const int length = c.window_samples();
@@ -85,9 +85,10 @@ void ReferenceFrontEnd::Process(std::span<const int16_t> hop) {
     for (int i = 0; i < band_count_[b]; ++i) {
       energy += mel_weights_[band_offset_[b] + i] * power_[band_first_[b] + i];
     }
-    // dB re the full-scale sine, floored at -100 dB as the fixed-point path.
-    logmel_db_[b] = energy > 0 ? std::max(-100.0f, 10.0f * (std::log10(energy) - log10_full_scale_))
-                               : -100.0f;
+    // dB re the full-scale sine, floored as the fixed-point path.
+    const auto floor_db = static_cast<float>(config_.log_floor_db);
+    logmel_db_[b] = energy > 0 ? std::max(floor_db, 10.0f * (std::log10(energy) - log10_full_scale_))
+                               : floor_db;
   }
   const size_t bands = logmel_db_.size();
   for (size_t i = 0; i < mfcc_.size(); ++i) {

@@ -13,6 +13,7 @@
 #include "features/log_scale.h"
 #include "features/mean_norm.h"
 #include "features/mel_filterbank.h"
+#include "features/noise_suppression.h"
 #include "features/real_fft.h"
 #include "features/window.h"
 
@@ -228,6 +229,104 @@ TEST(LogScale, FloorForSilenceAndZeroEnergy) {
   log.Process(energy, 10, db);
   EXPECT_EQ(db[0], LogScale::kFloorDbQ8);
   EXPECT_EQ(db[1], LogScale::kFloorDbQ8);  // far below -100 dB
+}
+
+TEST(LogScale, FloorIsConfigurable) {
+  const LogScale log(200.0, -127 * 256);
+  std::vector<uint64_t> energy = {0, 1, 1ull << 8};
+  std::vector<int16_t> db(3);
+  log.Process(energy, 0, db);
+  EXPECT_EQ(db[0], -127 * 256);
+  EXPECT_EQ(db[1], -127 * 256);  // -133 dB
+  EXPECT_LT(db[2], -100 * 256);  // under the default floor, above this one
+  EXPECT_GT(db[2], -127 * 256);
+}
+
+TEST(NoiseSuppression, LogAddAndSubAreClose) {
+  const NoiseSuppression ns(1, LogScale::kFloorDbQ8);
+  auto exact = [](double a, double b, int sign) {
+    return 10.0 * std::log10(std::pow(10.0, a / 10) + sign * std::pow(10.0, b / 10));
+  };
+  for (double a = -90; a <= 0; a += 7.3) {
+    for (double d = 0.1; d < 60; d *= 1.7) {
+      const auto aq = static_cast<int32_t>(std::lround(a * 4096));
+      const auto bq = static_cast<int32_t>(std::lround((a - d) * 4096));
+      const double a_db = aq / 4096.0, b_db = bq / 4096.0;
+      EXPECT_NEAR(ns.LogAdd(aq, bq) / 4096.0, exact(a_db, b_db, 1), 0.01) << a << " " << d;
+      EXPECT_NEAR(ns.LogAdd(bq, aq) / 4096.0, exact(a_db, b_db, 1), 0.01);
+      // Near d = 0 the difference falls steeply: within 0.1 dB from d = 0.5 dB up.
+      if (d >= 0.5) {
+        EXPECT_NEAR(ns.LogSub(aq, bq) / 4096.0, exact(a_db, b_db, -1), 0.1);
+      }
+    }
+  }
+  EXPECT_LT(ns.LogSub(0, 0), -1000 * 4096);  // equal powers: nothing left
+}
+
+// The same equations on linear powers in double precision (the header's list).
+std::vector<double> ReferenceSuppression(const std::vector<std::vector<double>>& frames_db) {
+  const size_t bands = frames_db[0].size();
+  std::vector<double> power(bands), noise(bands), floor(bands), peak(bands, 0.0), gain(bands);
+  std::vector<double> out;
+  auto envelope = [](double in, double env) {
+    return in >= env ? 0.999 * env + 0.001 * in : 0.5 * env + 0.5 * in;
+  };
+  for (size_t t = 0; t < frames_db.size(); ++t) {
+    std::vector<double> p(bands);
+    for (size_t b = 0; b < bands; ++b) p[b] = std::pow(10.0, frames_db[t][b] / 10);
+    for (size_t b = 0; b < bands; ++b) {
+      if (t == 0) power[b] = noise[b] = p[b], floor[b] = p[b] / 20;
+      power[b] = 0.7 * power[b] + 0.3 * p[b];
+      noise[b] = envelope(power[b], noise[b]);
+      double signal = std::max(power[b] - noise[b], 0.0);
+      floor[b] = envelope(signal, floor[b]);
+      const double in = signal;
+      peak[b] *= 0.85;
+      if (signal < 0.85 * peak[b]) signal = 0.15 * peak[b];
+      peak[b] = std::max(peak[b], in);
+      gain[b] = std::clamp(std::max(signal, floor[b]) / power[b], 1.0 / 20, 20.0);
+    }
+    for (size_t b = 0; b < bands; ++b) {
+      const size_t first = b >= 4 ? b - 4 : 0, last = std::min(bands - 1, b + 4);
+      double sum = 0;
+      for (size_t j = first; j <= last; ++j) sum += gain[j];
+      out.push_back(std::max(-100.0, frames_db[t][b] + 10 * std::log10(sum / double(last - first + 1))));
+    }
+  }
+  return out;
+}
+
+TEST(NoiseSuppression, MatchesFloatReferenceAndSuppressesSteadyNoise) {
+  // 12 bands: 3 s of noise at -60 dB (+-3 dB), 0.5 s of a -25 dB "vowel", 1 s of noise again.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> jitter(-3.0, 3.0);
+  std::vector<std::vector<double>> frames;
+  for (int t = 0; t < 450; ++t) {
+    std::vector<double> f(12);
+    for (auto& v : f) v = (t >= 300 && t < 350 ? -25.0 : -60.0) + jitter(rng);
+    frames.push_back(f);
+  }
+  NoiseSuppression ns(12, LogScale::kFloorDbQ8);
+  const std::vector<double> reference = ReferenceSuppression(frames);
+  double noise_in = 0, noise_out = 0, speech_in = 0, speech_out = 0, max_diff = 0;
+  for (size_t t = 0; t < frames.size(); ++t) {
+    std::vector<int16_t> db_q8;
+    for (double v : frames[t]) db_q8.push_back(static_cast<int16_t>(std::lround(v * 256)));
+    ns.Process(db_q8);
+    for (size_t b = 0; b < 12; ++b) {
+      const double diff = std::abs(db_q8[b] / 256.0 - reference[t * 12 + b]);
+      max_diff = std::max(max_diff, diff);
+      if (t >= 200 && t < 300) noise_in += frames[t][b], noise_out += db_q8[b] / 256.0;
+      if (t >= 310 && t < 350) speech_in += frames[t][b], speech_out += db_q8[b] / 256.0;
+    }
+  }
+  EXPECT_LT(max_diff, 0.05);  // dB: the tables' interpolation and Q8 rounding
+  EXPECT_LT((noise_out - noise_in) / 1200, -5.0);  // steady noise: at least 5 dB down
+  EXPECT_GT((speech_out - speech_in) / 480, -2.0);  // the vowel: within 2 dB
+  ns.Reset();  // a new stream starts its estimates afresh
+  std::vector<int16_t> first(12, -60 * 256);
+  ns.Process(first);
+  EXPECT_NEAR(first[0] / 256.0, ReferenceSuppression({std::vector<double>(12, -60.0)})[0], 0.3);
 }
 
 TEST(Dct, OrthonormalAndGolden) {

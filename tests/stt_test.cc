@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,7 @@
 #include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/stt/endpointer.h"
+#include "models/stt/sphinx_cepstra.h"
 #include "tests/temp_path.h"
 
 namespace earshot::stt {
@@ -224,6 +226,80 @@ TEST(Pocketsphinx, GrammarSessionsStartAfresh) {
   EXPECT_NE(reused[0], reused[1]);
 }
 
+TEST(Pocketsphinx, EarshotsFrontEndDecodesReadSpeech) {
+  const std::string path = kData + "/stt/121-121726-0000.flac";
+  if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
+  config::Config cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.front_end", "earshot").ok());
+  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto x = Read(path);
+  const SttResult r = Decode(**model, x);
+  EXPECT_LE(WordErrors("also a popular contrivance whereby love making may be suspended but not "
+                       "stopped during the picnic season",
+                       r.text),
+            6)
+      << r.text;
+  // Fed in pieces that are not whole hops, the cepstra and so the result are the same.
+  auto session = (*model)->NewSession();
+  ASSERT_TRUE(session->Begin().ok());
+  for (size_t i = 0; i < x.size(); i += 100) {
+    const size_t n = std::min<size_t>(100, x.size() - i);
+    ASSERT_TRUE(session->Feed(std::span<const int16_t>(x).subspan(i, n)).ok());
+  }
+  Result<SttResult> pieces = session->End();
+  ASSERT_TRUE(pieces.ok());
+  EXPECT_EQ(pieces->text, r.text);
+}
+
+TEST(SphinxCepstra, ReadsTheModelsFeatureParameters) {
+  const std::string debian = "/usr/share/pocketsphinx/model/en-us/en-us/feat.params";
+  if (!std::filesystem::exists(debian)) GTEST_SKIP() << "no " << debian;
+  auto spec = CepstraSpec::FromFeatParams(debian);
+  ASSERT_TRUE(spec.ok()) << spec.error().message;
+  const features::FrontEndConfig& c = spec->front_end;
+  EXPECT_EQ(c.mel_bands, 25);
+  EXPECT_EQ(c.mel_low_hz, 130);
+  EXPECT_EQ(c.mel_high_hz, 6800);
+  EXPECT_EQ(c.lifter, 22);
+  EXPECT_EQ(c.mfcc_count, 13);
+  EXPECT_EQ(c.window_ms, 26);  // -wlen 0.025625 s
+  EXPECT_TRUE(c.noise_suppression);
+  ASSERT_EQ(spec->offset.size(), 13u);
+  // c0 of 0 dB re full scale in every band, in pocketsphinx's units (natural logs of int16 power).
+  EXPECT_GT(spec->offset[0], 100.0f);
+
+  auto made = SphinxCepstra::Create(*spec);
+  ASSERT_TRUE(made.ok());
+  std::vector<float> cepstra;
+  std::vector<int16_t> tone(250);
+  for (size_t i = 0; i < tone.size(); ++i) {
+    tone[i] = static_cast<int16_t>(8000 * std::sin(0.3 * static_cast<double>(i)));
+  }
+  made->Process(tone, cepstra);
+  EXPECT_EQ(cepstra.size(), 13u);  // one whole hop; the other 90 samples wait for the next call
+  made->Process(std::span<const int16_t>(tone).first(70), cepstra);
+  EXPECT_EQ(cepstra.size(), 26u);
+}
+
+TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
+  auto expect_error = [](const std::string& text, const std::string& cause) {
+    const std::string path = testing_util::TestTempPath("feat.params");
+    std::ofstream(path) << text;
+    auto spec = CepstraSpec::FromFeatParams(path);
+    ASSERT_FALSE(spec.ok()) << text;
+    EXPECT_NE(spec.error().message.find(path), std::string::npos) << spec.error().message;
+    EXPECT_NE(spec.error().message.find(cause), std::string::npos) << spec.error().message;
+  };
+  expect_error("-nfilt 25\n-lifter 22\n", "-transform legacy");  // pocketsphinx's default
+  expect_error("-transform dct\n-nfilt twenty\n", "-nfilt 'twenty' is not a number");
+  expect_error("-transform dct\n-samprate 8000\n", "sample rate must be 16000 Hz");
+  expect_error("-transform dct\n-lowerf\n", "-lowerf has no value");
+  EXPECT_NE(CepstraSpec::FromFeatParams("/nonexistent/feat.params").error().message.find(
+                "/nonexistent/feat.params"),
+            std::string::npos);
+}
+
 TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   config::Config cfg = config::Config::Defaults();
   ASSERT_TRUE(cfg.Set("stt.acoustic_model", "/nonexistent/hmm").ok());
@@ -250,6 +326,12 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   ASSERT_TRUE(cfg.Set("stt.grammar", "/x.gram").ok());
   ASSERT_TRUE(cfg.Set("stt.words", "yes|no").ok());
   EXPECT_FALSE(SttConfig::FromConfig(cfg).ok());
+
+  SttConfig unknown = *SttConfig::FromConfig(config::Config::Defaults());
+  unknown.front_end = "htk";
+  model = LoadModel(unknown);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find("stt.front_end 'htk'"), std::string::npos);
 }
 
 }  // namespace

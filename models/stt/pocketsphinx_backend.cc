@@ -68,18 +68,34 @@ std::string WordsGrammar(const std::string& words) {
 class PocketsphinxSession final : public SttSession {
  public:
   PocketsphinxSession(ps_decoder_t* decoder, bool whole_utterance,
-                      const std::vector<mfcc_t>& initial_cmn)
-      : decoder_(decoder), whole_utterance_(whole_utterance), stream_cmn_(initial_cmn) {
-    if (whole_utterance_) samples_.reserve(kReservedSamples);
+                      const std::vector<mfcc_t>& initial_cmn,
+                      const std::optional<SphinxCepstra>& cepstra)
+      : decoder_(decoder), whole_utterance_(whole_utterance), stream_cmn_(initial_cmn),
+        cepstra_(cepstra) {
+    if (whole_utterance_ && !cepstra_) samples_.reserve(kReservedSamples);
+    if (cepstra_) {
+      const size_t frames = whole_utterance_ ? kReservedSamples / 160 : 8;
+      frames_.reserve(frames * static_cast<size_t>(cepstra_->coefficients()));
+      rows_.reserve(frames);
+    }
   }
 
   Status Begin() override {
     samples_.clear();
+    frames_.clear();
+    if (cepstra_) cepstra_->Reset();
     if (whole_utterance_) return OkStatus();  // decoded at End
     return StartUtterance();
   }
 
   Status Feed(std::span<const int16_t> samples) override {
+    if (cepstra_) {
+      cepstra_->Process(samples, frames_);
+      if (whole_utterance_) return OkStatus();
+      Status decoded = DecodeFrames(false);
+      frames_.clear();
+      return decoded;
+    }
     if (whole_utterance_) {
       samples_.insert(samples_.end(), samples.begin(), samples.end());
       return OkStatus();
@@ -100,7 +116,10 @@ class PocketsphinxSession final : public SttSession {
     if (whole_utterance_) {
       if (Status s = StartUtterance(); !s.ok()) return s.error();
       // full_utt: the cepstral mean of the whole utterance (-cmn batch) before the search.
-      if (ps_process_raw(decoder_, samples_.data(), samples_.size(), FALSE, TRUE) < 0) {
+      const bool decoded = cepstra_ ? DecodeFrames(true).ok()
+                                    : ps_process_raw(decoder_, samples_.data(), samples_.size(),
+                                                     FALSE, TRUE) >= 0;
+      if (!decoded) {
         ps_end_utt(decoder_);
         return Error{"stt: pocketsphinx failed to decode the utterance"};
       }
@@ -136,6 +155,19 @@ class PocketsphinxSession final : public SttSession {
     return OkStatus();
   }
 
+  // Decodes the cepstra in frames_ (earshot's front end).
+  Status DecodeFrames(bool full_utt) {
+    const size_t width = static_cast<size_t>(cepstra_->coefficients());
+    rows_.clear();
+    for (size_t i = 0; i < frames_.size(); i += width) rows_.push_back(&frames_[i]);
+    if (rows_.empty()) return OkStatus();
+    if (ps_process_cep(decoder_, rows_.data(), static_cast<int>(rows_.size()), FALSE,
+                       full_utt ? TRUE : FALSE) < 0) {
+      return Error{"stt: pocketsphinx failed to decode a frame"};
+    }
+    return OkStatus();
+  }
+
   SttResult Collect() const {
     SttResult result;
     int32 score = 0;
@@ -158,6 +190,9 @@ class PocketsphinxSession final : public SttSession {
   const bool whole_utterance_;
   std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean of this stream's next utterance
   std::vector<int16_t> samples_;    // the utterance so far, when decoded whole
+  std::optional<SphinxCepstra> cepstra_;  // earshot's front end (stt.front_end = earshot)
+  std::vector<mfcc_t> frames_;            // its cepstra not yet decoded, frame after frame
+  std::vector<mfcc_t*> rows_;             // frames_ as pocketsphinx's rows
 };
 
 }  // namespace
@@ -173,6 +208,16 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   }
   if (!c.grammar.empty() && !Exists(c.grammar, false)) {
     return Error{c.grammar + ": grammar not found"};
+  }
+  std::optional<SphinxCepstra> cepstra;
+  if (c.front_end == "earshot") {
+    auto spec = CepstraSpec::FromFeatParams(c.acoustic_model + "/feat.params");
+    if (!spec.ok()) return spec.error();
+    auto made = SphinxCepstra::Create(spec.value());
+    if (!made.ok()) return made.error();
+    cepstra = std::move(made).value();
+  } else if (c.front_end != "pocketsphinx") {
+    return Error{"stt.front_end '" + c.front_end + "': expected pocketsphinx or earshot"};
   }
   char log_path[] = "/tmp/earshot-pocketsphinx-XXXXXX";
   const int log_fd = mkstemp(log_path);
@@ -205,7 +250,8 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
                                       : c.grammar) +
                  " / " + c.dictionary + (logged.empty() ? "" : ": " + logged)};
   }
-  auto model = std::shared_ptr<PocketsphinxModel>(new PocketsphinxModel(decoder, !use_lm));
+  auto model =
+      std::shared_ptr<PocketsphinxModel>(new PocketsphinxModel(decoder, !use_lm, std::move(cepstra)));
   const feat_t* feat = ps_get_feat(decoder);
   if (feat != nullptr && feat->cmn_struct != nullptr) {
     model->initial_cmn_.resize(static_cast<size_t>(feat->cmn_struct->veclen));
@@ -217,7 +263,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
 PocketsphinxModel::~PocketsphinxModel() { ps_free(decoder_); }
 
 std::unique_ptr<SttSession> PocketsphinxModel::NewSession() const {
-  return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, initial_cmn_);
+  return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, initial_cmn_, cepstra_);
 }
 
 }  // namespace earshot::stt

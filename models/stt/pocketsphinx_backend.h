@@ -10,12 +10,16 @@
 // (stt.grammar, stt.words: short commands) a session keeps the utterance and decodes it whole at
 // End, normalised by its own cepstral mean, which is far more accurate on one-second commands;
 // Partial is then empty. A session is one stream: its utterances carry the live cepstral mean over.
+// stt.front_end = earshot: the cepstra come from earshot's fixed-point front end set to the acoustic
+// model's feat.params (sphinx_cepstra.h) instead of pocketsphinx's own.
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "models/stt/sphinx_cepstra.h"
 #include "models/stt/stt.h"
 
 struct ps_decoder_s;
@@ -29,11 +33,13 @@ class PocketsphinxModel final : public SttModel {
   std::unique_ptr<SttSession> NewSession() const override;
 
  private:
-  PocketsphinxModel(ps_decoder_s* decoder, bool whole_utterance)
-      : decoder_(decoder), whole_utterance_(whole_utterance) {}
+  PocketsphinxModel(ps_decoder_s* decoder, bool whole_utterance,
+                    std::optional<SphinxCepstra> cepstra)
+      : decoder_(decoder), whole_utterance_(whole_utterance), cepstra_(std::move(cepstra)) {}
   ps_decoder_s* decoder_;           // owned; sessions borrow it one utterance at a time
   bool whole_utterance_;            // grammars: buffer the utterance, decode it at End
   std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
+  std::optional<SphinxCepstra> cepstra_;  // stt.front_end = earshot: each session copies it
 };
 
 }  // namespace earshot::stt

@@ -24,6 +24,7 @@ Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   c.grammar = config.String("stt.grammar");
   c.words = config.String("stt.words");
   c.profile = config.String("stt.profile");
+  c.front_end = config.String("stt.front_end");
   if (!c.grammar.empty() && !c.words.empty()) {
     return Error{"stt.grammar and stt.words are exclusive: set one"};
   }

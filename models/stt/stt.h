@@ -57,6 +57,7 @@ struct SttConfig {
   std::string grammar;  // JSGF file: decode with it instead of the language model
   std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
   std::string profile = "large";
+  std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
 
   static Result<SttConfig> FromConfig(const config::Config& config);
 };

@@ -1,0 +1,133 @@
+#include "models/stt/sphinx_cepstra.h"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numbers>
+
+#include "features/dct.h"
+
+namespace earshot::stt {
+namespace {
+
+// dB (Q8) -> natural log of power: ln(10) / 10 per dB.
+constexpr double kLnPerDbQ8 = std::numbers::ln10 / 10.0 / 256.0;
+
+// pocketsphinx's defaults for what feat.params leaves out (pocketsphinx_batch's argument list).
+const std::map<std::string, std::string> kDefaults = {
+    {"-lowerf", "133.33334"}, {"-upperf", "6855.4976"}, {"-nfilt", "40"},   {"-transform", "legacy"},
+    {"-lifter", "0"},         {"-ncep", "13"},          {"-alpha", "0.97"}, {"-wlen", "0.025625"},
+    {"-nfft", "512"},         {"-samprate", "16000"}};
+
+double Mel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
+double Hz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); }
+
+// ln of pocketsphinx's band energies where earshot's read 0 dB: a full-scale sine under its Hamming
+// window of `window_samples`, summed by a unit-area triangle (height 2 / width in Hz) per band.
+std::vector<double> BandOffsets(int bands, double low_hz, double high_hz, int window_samples) {
+  double window_sum = 0;
+  for (int n = 0; n < window_samples; ++n) {
+    window_sum += 0.54 - 0.46 * std::cos(2.0 * std::numbers::pi * n / (window_samples - 1));
+  }
+  const double full_scale = 2.0 * std::log(32768.0 * window_sum / 2.0);
+  std::vector<double> offsets;
+  const double mel_step = (Mel(high_hz) - Mel(low_hz)) / (bands + 1);
+  for (int b = 0; b < bands; ++b) {
+    const double width_hz = Hz(Mel(low_hz) + (b + 2) * mel_step) - Hz(Mel(low_hz) + b * mel_step);
+    offsets.push_back(full_scale + std::log(2.0 / width_hz));
+  }
+  return offsets;
+}
+
+}  // namespace
+
+Result<CepstraSpec> CepstraSpec::FromFeatParams(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return Error{path + ": cannot read the acoustic model's feature parameters"};
+  std::map<std::string, std::string> params = kDefaults;
+  std::string name, value;
+  while (in >> name) {
+    if (!(in >> value)) return Error{path + ": " + name + " has no value"};
+    params[name] = value;
+  }
+  auto number = [&](const std::string& key) -> Result<double> {
+    const std::string& text = params[key];
+    double v = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
+      return Error{path + ": " + key + " '" + text + "' is not a number"};
+    }
+    return v;
+  };
+  if (params["-transform"] != "dct") {
+    return Error{path + ": -transform " + params["-transform"] +
+                 ": earshot's front end computes the orthonormal DCT (-transform dct) only"};
+  }
+  std::map<std::string, double> v;
+  for (const char* key : {"-lowerf", "-upperf", "-nfilt", "-lifter", "-ncep", "-alpha", "-wlen",
+                          "-nfft", "-samprate"}) {
+    Result<double> n = number(key);
+    if (!n.ok()) return n.error();
+    v[key] = n.value();
+  }
+  CepstraSpec spec;
+  features::FrontEndConfig& c = spec.front_end;
+  c.sample_rate_hz = static_cast<int>(std::lround(v["-samprate"]));
+  c.window_ms = static_cast<int>(std::lround(v["-wlen"] * 1000.0));
+  c.fft_size = static_cast<int>(std::lround(v["-nfft"]));
+  c.mel_bands = static_cast<int>(std::lround(v["-nfilt"]));
+  c.mel_low_hz = static_cast<int>(std::lround(v["-lowerf"]));
+  c.mel_high_hz = static_cast<int>(std::lround(v["-upperf"]));
+  c.mfcc_count = static_cast<int>(std::lround(v["-ncep"]));
+  c.lifter = static_cast<int>(std::lround(v["-lifter"]));
+  c.preemphasis_q15 = static_cast<int>(std::lround(v["-alpha"] * 32768.0));
+  c.noise_suppression = true;  // pocketsphinx's -remove_noise, on by default
+  c.log_floor_db = -127;       // pocketsphinx's logs go as low as the samples' last bit
+  if (Status s = c.Validate(); !s.ok()) return Error{path + ": " + s.error().message};
+
+  const std::vector<double> bands = BandOffsets(
+      c.mel_bands, c.mel_low_hz, c.mel_high_hz,
+      static_cast<int>(std::lround(v["-wlen"] * c.sample_rate_hz)));
+  const std::vector<double> dct = features::DctMatrix(c.mel_bands, c.mfcc_count, c.lifter);
+  for (int i = 0; i < c.mfcc_count; ++i) {
+    double sum = 0;
+    for (int b = 0; b < c.mel_bands; ++b) sum += dct[static_cast<size_t>(i) * c.mel_bands + b] * bands[b];
+    spec.offset.push_back(static_cast<float>(sum));
+  }
+  return spec;
+}
+
+Result<SphinxCepstra> SphinxCepstra::Create(const CepstraSpec& spec) {
+  auto front_end = features::FrontEnd::Create(spec.front_end);
+  if (!front_end.ok()) return front_end.error();
+  return SphinxCepstra(spec, *front_end.value());
+}
+
+SphinxCepstra::SphinxCepstra(const CepstraSpec& spec, const features::FrontEnd& front_end)
+    : spec_(spec), front_end_(front_end) {
+  pending_.reserve(static_cast<size_t>(spec_.front_end.hop_samples()));
+}
+
+void SphinxCepstra::Reset() {
+  front_end_.Reset();
+  pending_.clear();
+}
+
+void SphinxCepstra::Process(std::span<const int16_t> samples, std::vector<float>& cepstra) {
+  const size_t hop = static_cast<size_t>(spec_.front_end.hop_samples());
+  while (!samples.empty()) {
+    const size_t take = std::min(hop - pending_.size(), samples.size());
+    pending_.insert(pending_.end(), samples.begin(), samples.begin() + take);
+    samples = samples.subspan(take);
+    if (pending_.size() < hop) break;
+    front_end_.Process(pending_);
+    pending_.clear();
+    const std::span<const int32_t> mfcc_q8 = front_end_.mfcc_q8();
+    for (size_t i = 0; i < mfcc_q8.size(); ++i) {
+      cepstra.push_back(static_cast<float>(mfcc_q8[i] * kLnPerDbQ8) + spec_.offset[i]);
+    }
+  }
+}
+
+}  // namespace earshot::stt
