@@ -33,8 +33,9 @@ const std::vector<int16_t>& Audio() {
 }
 
 void Rate(benchmark::State& state) {  // "frames" per second of CPU, inverted: seconds per frame
-  state.counters["frames"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["frames"] =
+      benchmark::Counter(static_cast<double>(state.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
 void BM_Cepstra_Earshot(benchmark::State& state) {
@@ -56,13 +57,15 @@ void BM_Cepstra_Earshot(benchmark::State& state) {
 BENCHMARK(BM_Cepstra_Earshot);
 
 void BM_Cepstra_Pocketsphinx(benchmark::State& state) {
-  static const arg_t kArgs[] = {waveform_to_cepstral_command_line_macro(), {nullptr, 0, nullptr, nullptr}};
-  std::vector<std::string> args = {"-lowerf", "130", "-upperf", "6800", "-nfilt", "25",
-                                   "-transform", "dct", "-lifter", "22", "-remove_noise", "yes",
-                                   "-remove_silence", "no"};
+  static const arg_t kArgs[] = {waveform_to_cepstral_command_line_macro(),
+                                {nullptr, 0, nullptr, nullptr}};
+  std::vector<std::string> args = {
+      "-lowerf", "130", "-upperf",       "6800", "-nfilt",          "25", "-transform", "dct",
+      "-lifter", "22",  "-remove_noise", "yes",  "-remove_silence", "no"};
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
-  cmd_ln_t* cmd = cmd_ln_parse_r(nullptr, kArgs, static_cast<int32>(argv.size()), argv.data(), FALSE);
+  cmd_ln_t* cmd =
+      cmd_ln_parse_r(nullptr, kArgs, static_cast<int32>(argv.size()), argv.data(), FALSE);
   fe_t* fe = cmd != nullptr ? fe_init_auto_r(cmd) : nullptr;
   if (fe == nullptr) return state.SkipWithError("pocketsphinx's front end did not start");
   fe_start_utt(fe);

@@ -23,7 +23,9 @@ Status FrontEndConfig::Validate() const {
   if (mel_bands < 1 || mel_bands > 128) return fail("mel_bands must be in [1, 128]");
   if (mfcc_count < 1 || mfcc_count > mel_bands) return fail("mfcc_count must be in [1, mel_bands]");
   if (lifter < 0 || lifter > 100) return fail("lifter must be in [0, 100]");
-  if (log_floor_db < -127 || log_floor_db > -40) return fail("log_floor_db must be in [-127, -40] dB");
+  if (log_floor_db < -127 || log_floor_db > -40) {
+    return fail("log_floor_db must be in [-127, -40] dB");
+  }
   if (mean_norm_shift < 1 || mean_norm_shift > 15) return fail("mean_norm_shift must be in [1, 15]");
   return OkStatus();
 }

@@ -18,10 +18,10 @@ const int32_t kRise = DbQ12(0.999), kRiseIn = DbQ12(0.001);  // an envelope unde
 const int32_t kFall = DbQ12(0.5), kFallIn = DbQ12(0.5);      // an envelope over its input
 const int32_t kPeakDecay = DbQ12(0.85), kMasked = DbQ12(0.15);
 const int32_t kMaxGain = DbQ12(20.0);
-constexpr int kSmoothBands = 4;                    // gains averaged over bands b-4..b+4
-constexpr int32_t kZero = -16000000;               // a power of 0 (-3906 dB), below any input
-constexpr int32_t kStepQ12 = 256;                  // table step: 1/16 dB
-constexpr int32_t kTableSteps = 48 * 16;           // 48 dB; beyond, a log-add adds < 0.0001 dB
+constexpr int kSmoothBands = 4;           // gains averaged over bands b-4..b+4
+constexpr int32_t kZero = -16000000;      // a power of 0 (-3906 dB), below any input
+constexpr int32_t kStepQ12 = 256;         // table step: 1/16 dB
+constexpr int32_t kTableSteps = 48 * 16;  // 48 dB; beyond, a log-add adds < 0.0001 dB
 
 // table(d) for d >= 0 (dB Q12), linearly interpolated between the 1/16 dB steps; 0 beyond it.
 int32_t Interpolate(const std::vector<int32_t>& table, int32_t d_q12) {
@@ -34,7 +34,11 @@ int32_t Interpolate(const std::vector<int32_t>& table, int32_t d_q12) {
 }  // namespace
 
 NoiseSuppression::NoiseSuppression(int bands, int16_t floor_db_q8)
-    : power_q12_(bands), noise_q12_(bands), floor_q12_(bands), peak_q12_(bands), gain_q12_(bands),
+    : power_q12_(bands),
+      noise_q12_(bands),
+      floor_q12_(bands),
+      peak_q12_(bands),
+      gain_q12_(bands),
       floor_db_q8_(floor_db_q8) {
   for (int32_t i = 0; i <= kTableSteps; ++i) {
     const double ratio = std::pow(10.0, -i / 16.0 / 10.0);
@@ -56,8 +60,8 @@ int32_t NoiseSuppression::LogSub(int32_t a_db_q12, int32_t b_db_q12) const {
   const int32_t d = a_db_q12 - b_db_q12;
   if (d <= 0 || a_db_q12 <= kZero) return kZero;
   // Under one step the curve is steepest: there each Q12 value of d has its own entry.
-  const int32_t below = d < kStepQ12 ? sub_fine_q12_[static_cast<size_t>(d)]
-                                     : Interpolate(sub_table_q12_, d);
+  const int32_t below =
+      d < kStepQ12 ? sub_fine_q12_[static_cast<size_t>(d)] : Interpolate(sub_table_q12_, d);
   return std::max(kZero, a_db_q12 + below);
 }
 

@@ -290,7 +290,8 @@ std::vector<double> ReferenceSuppression(const std::vector<std::vector<double>>&
       const size_t first = b >= 4 ? b - 4 : 0, last = std::min(bands - 1, b + 4);
       double sum = 0;
       for (size_t j = first; j <= last; ++j) sum += gain[j];
-      out.push_back(std::max(-100.0, frames_db[t][b] + 10 * std::log10(sum / double(last - first + 1))));
+      const double mean = sum / static_cast<double>(last - first + 1);
+      out.push_back(std::max(-100.0, frames_db[t][b] + 10 * std::log10(mean)));
     }
   }
   return out;

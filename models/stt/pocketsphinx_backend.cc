@@ -250,8 +250,8 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
                                       : c.grammar) +
                  " / " + c.dictionary + (logged.empty() ? "" : ": " + logged)};
   }
-  auto model =
-      std::shared_ptr<PocketsphinxModel>(new PocketsphinxModel(decoder, !use_lm, std::move(cepstra)));
+  auto model = std::shared_ptr<PocketsphinxModel>(
+      new PocketsphinxModel(decoder, !use_lm, std::move(cepstra)));
   const feat_t* feat = ps_get_feat(decoder);
   if (feat != nullptr && feat->cmn_struct != nullptr) {
     model->initial_cmn_.resize(static_cast<size_t>(feat->cmn_struct->veclen));

@@ -16,9 +16,10 @@ constexpr double kLnPerDbQ8 = std::numbers::ln10 / 10.0 / 256.0;
 
 // pocketsphinx's defaults for what feat.params leaves out (pocketsphinx_batch's argument list).
 const std::map<std::string, std::string> kDefaults = {
-    {"-lowerf", "133.33334"}, {"-upperf", "6855.4976"}, {"-nfilt", "40"},   {"-transform", "legacy"},
-    {"-lifter", "0"},         {"-ncep", "13"},          {"-alpha", "0.97"}, {"-wlen", "0.025625"},
-    {"-nfft", "512"},         {"-samprate", "16000"}};
+    {"-lowerf", "133.33334"}, {"-upperf", "6855.4976"}, {"-nfilt", "40"},
+    {"-transform", "legacy"}, {"-lifter", "0"},         {"-ncep", "13"},
+    {"-alpha", "0.97"},       {"-wlen", "0.025625"},    {"-nfft", "512"},
+    {"-samprate", "16000"}};
 
 double Mel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
 double Hz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); }
@@ -86,13 +87,14 @@ Result<CepstraSpec> CepstraSpec::FromFeatParams(const std::string& path) {
   c.log_floor_db = -127;       // pocketsphinx's logs go as low as the samples' last bit
   if (Status s = c.Validate(); !s.ok()) return Error{path + ": " + s.error().message};
 
-  const std::vector<double> bands = BandOffsets(
-      c.mel_bands, c.mel_low_hz, c.mel_high_hz,
-      static_cast<int>(std::lround(v["-wlen"] * c.sample_rate_hz)));
+  const std::vector<double> bands =
+      BandOffsets(c.mel_bands, c.mel_low_hz, c.mel_high_hz,
+                  static_cast<int>(std::lround(v["-wlen"] * c.sample_rate_hz)));
   const std::vector<double> dct = features::DctMatrix(c.mel_bands, c.mfcc_count, c.lifter);
   for (int i = 0; i < c.mfcc_count; ++i) {
     double sum = 0;
-    for (int b = 0; b < c.mel_bands; ++b) sum += dct[static_cast<size_t>(i) * c.mel_bands + b] * bands[b];
+    for (int b = 0; b < c.mel_bands; ++b)
+      sum += dct[static_cast<size_t>(i) * c.mel_bands + b] * bands[b];
     spec.offset.push_back(static_cast<float>(sum));
   }
   return spec;
