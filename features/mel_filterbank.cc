@@ -13,15 +13,20 @@ double MelToHz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0)
 
 }  // namespace
 
-std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate) {
+std::vector<double> MelEdgesHz(int bands, int low_hz, int high_hz) {
   const double mel_low = HzToMel(low_hz);
   const double mel_step = (HzToMel(high_hz) - mel_low) / (bands + 1);
+  std::vector<double> edges;
+  for (int i = 0; i < bands + 2; ++i) edges.push_back(MelToHz(mel_low + i * mel_step));
+  return edges;
+}
+
+std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate) {
+  const std::vector<double> edges = MelEdgesHz(bands, low_hz, high_hz);
   const double bin_hz = static_cast<double>(sample_rate) / fft_size;
   std::vector<MelBand> out(bands);
   for (int b = 0; b < bands; ++b) {
-    const double left = MelToHz(mel_low + b * mel_step);
-    const double center = MelToHz(mel_low + (b + 1) * mel_step);
-    const double right = MelToHz(mel_low + (b + 2) * mel_step);
+    const double left = edges[b], center = edges[b + 1], right = edges[b + 2];
     out[b].first_bin = -1;
     for (int k = 0; k <= fft_size / 2; ++k) {
       const double f = k * bin_hz;

@@ -22,6 +22,8 @@ struct MelBand {
   std::vector<double> weights;  // for bins first_bin, first_bin + 1, ...
 };
 std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate);
+// The bands + 2 edges in Hz: band b rises from edge b, peaks at b + 1 and falls to b + 2.
+std::vector<double> MelEdgesHz(int bands, int low_hz, int high_hz);
 
 class MelFilterbank {
  public:

@@ -7,6 +7,7 @@
 #include <numbers>
 
 #include "features/dct.h"
+#include "features/mel_filterbank.h"
 
 namespace earshot::stt {
 namespace {
@@ -21,22 +22,18 @@ const std::map<std::string, std::string> kDefaults = {
     {"-alpha", "0.97"},       {"-wlen", "0.025625"},    {"-nfft", "512"},
     {"-samprate", "16000"}};
 
-double Mel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
-double Hz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); }
-
 // ln of pocketsphinx's band energies where earshot's read 0 dB: a full-scale sine under its Hamming
 // window of `window_samples`, summed by a unit-area triangle (height 2 / width in Hz) per band.
-std::vector<double> BandOffsets(int bands, double low_hz, double high_hz, int window_samples) {
+std::vector<double> BandOffsets(int bands, int low_hz, int high_hz, int window_samples) {
   double window_sum = 0;
   for (int n = 0; n < window_samples; ++n) {
     window_sum += 0.54 - 0.46 * std::cos(2.0 * std::numbers::pi * n / (window_samples - 1));
   }
   const double full_scale = 2.0 * std::log(32768.0 * window_sum / 2.0);
+  const std::vector<double> edges = features::MelEdgesHz(bands, low_hz, high_hz);
   std::vector<double> offsets;
-  const double mel_step = (Mel(high_hz) - Mel(low_hz)) / (bands + 1);
   for (int b = 0; b < bands; ++b) {
-    const double width_hz = Hz(Mel(low_hz) + (b + 2) * mel_step) - Hz(Mel(low_hz) + b * mel_step);
-    offsets.push_back(full_scale + std::log(2.0 / width_hz));
+    offsets.push_back(full_scale + std::log(2.0 / (edges[b + 2] - edges[b])));
   }
   return offsets;
 }
