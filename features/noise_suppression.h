@@ -11,7 +11,7 @@
 // read 0.99910 and the noise estimate rise 10% slower): products are sums, and a sum of powers
 // is a log-add, max(a, b) + 10 log10(1 + 10^(-|a-b|/10)), from a table in 1/16 dB steps with
 // linear interpolation (error < 0.01 dB); differences likewise with 10 log10(1 - 10^(-d/10)),
-// steep near d = 0: under 1/16 dB each Q8 step of d has its own entry (within 0.1 dB from
+// steep near d = 0: under 1/16 dB each Q12 step of d has its own entry (within 0.1 dB from
 // d = 0.5 dB up).
 #pragma once
 
