@@ -87,8 +87,8 @@ void ReferenceFrontEnd::Process(std::span<const int16_t> hop) {
     }
     // dB re the full-scale sine, floored as the fixed-point path.
     const auto floor_db = static_cast<float>(config_.log_floor_db);
-    logmel_db_[b] =
-        energy > 0 ? std::max(floor_db, 10.0f * (std::log10(energy) - log10_full_scale_)) : floor_db;
+    const float db = energy > 0 ? 10.0f * (std::log10(energy) - log10_full_scale_) : floor_db;
+    logmel_db_[b] = std::max(floor_db, db);
   }
   const size_t bands = logmel_db_.size();
   for (size_t i = 0; i < mfcc_.size(); ++i) {
