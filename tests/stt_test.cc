@@ -107,6 +107,17 @@ int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein
 
 const std::string kData = EARSHOT_DATA_DIR;
 
+// The default model with one [stt] option set (the option itself must be valid).
+Result<std::shared_ptr<const SttModel>> LoadWith(const std::string& key, const std::string& value) {
+  config::Config cfg = config::Config::Defaults();
+  EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
+  auto config = SttConfig::FromConfig(cfg);
+  if (!config.ok()) return config.error();
+  return LoadModel(*config);
+}
+
+const std::string kCommands = "yes|no|up|down|left|right|on|off|stop|go";
+
 TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
   const std::string path = kData + "/stt/121-121726-0000.flac";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
@@ -172,9 +183,7 @@ TEST(Pocketsphinx, ASessionCarriesItsStreamsCepstralMean) {
 TEST(Pocketsphinx, CommandWordsAsAGrammar) {
   const std::string dir = kData + "/kws/dev/yes";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;
-  config::Config cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.words", "yes|no|up|down|left|right|on|off|stop|go").ok());
-  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  auto model = LoadWith("stt.words", kCommands);
   ASSERT_TRUE(model.ok()) << model.error().message;
   int right = 0, total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -198,9 +207,7 @@ TEST(Pocketsphinx, CommandWordsAsAGrammar) {
 TEST(Pocketsphinx, GrammarSessionsStartAfresh) {
   const std::string dir = kData + "/kws/dev";
   if (!std::filesystem::exists(dir + "/left")) GTEST_SKIP() << "no shared data at " << kData;
-  config::Config cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.words", "yes|no|up|down|left|right|on|off|stop|go").ok());
-  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  auto model = LoadWith("stt.words", kCommands);
   ASSERT_TRUE(model.ok()) << model.error().message;
   std::vector<std::vector<int16_t>> clips;
   for (const char* word : {"left", "right", "on"}) {
@@ -229,9 +236,7 @@ TEST(Pocketsphinx, GrammarSessionsStartAfresh) {
 TEST(Pocketsphinx, EarshotsFrontEndDecodesReadSpeech) {
   const std::string path = kData + "/stt/121-121726-0000.flac";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
-  config::Config cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.front_end", "earshot").ok());
-  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  auto model = LoadWith("stt.front_end", "earshot");
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto x = Read(path);
   const SttResult r = Decode(**model, x);
@@ -301,28 +306,22 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
 }
 
 TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
-  config::Config cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.acoustic_model", "/nonexistent/hmm").ok());
-  auto model = LoadModel(*SttConfig::FromConfig(cfg));
+  auto model = LoadWith("stt.acoustic_model", "/nonexistent/hmm");
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("/nonexistent/hmm"), std::string::npos);
 
-  cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.dictionary", "/nonexistent/words.dict").ok());
-  model = LoadModel(*SttConfig::FromConfig(cfg));
+  model = LoadWith("stt.dictionary", "/nonexistent/words.dict");
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("/nonexistent/words.dict: dictionary not found"),
             std::string::npos);
 
   const std::string bad_lm = testing_util::TestTempPath("broken.lm");
   std::ofstream(bad_lm) << "this is not a language model\n";
-  cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.language_model", bad_lm).ok());
-  model = LoadModel(*SttConfig::FromConfig(cfg));
+  model = LoadWith("stt.language_model", bad_lm);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(bad_lm), std::string::npos) << model.error().message;
 
-  cfg = config::Config::Defaults();
+  config::Config cfg = config::Config::Defaults();
   ASSERT_TRUE(cfg.Set("stt.grammar", "/x.gram").ok());
   ASSERT_TRUE(cfg.Set("stt.words", "yes|no").ok());
   EXPECT_FALSE(SttConfig::FromConfig(cfg).ok());
