@@ -26,7 +26,9 @@ struct FrontEndConfig {
   MeanNorm mean_norm = MeanNorm::kNone;  // cepstral mean normalisation of the MFCCs
   int mean_norm_shift = 7;     // running mean's time constant 2^shift frames (7: 1.28 s)
   int log_floor_db = -100;     // log-mel floor, dB re full scale (-127: near int16's last bit)
-  bool noise_suppression = false;  // NoiseSuppression on the log-mel (speech-to-text cepstra only)
+  // NoiseSuppression on the log-mel: speech-to-text's cepstra, `earshot features
+  // --noise-suppression` (keyword models trained on it apply it in their own session).
+  bool noise_suppression = false;
 
   int window_samples() const { return sample_rate_hz * window_ms / 1000; }
   int hop_samples() const { return sample_rate_hz * hop_ms / 1000; }

@@ -1,5 +1,6 @@
 #include "models/model_file.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <fstream>
@@ -142,6 +143,11 @@ Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind
     m.entries_.push_back(std::move(entry));
   }
   return m;
+}
+
+bool ModelFile::Has(std::string_view name) const {
+  return std::any_of(entries_.begin(), entries_.end(),
+                     [&](const Entry& e) { return e.name == name; });
 }
 
 Result<std::vector<uint32_t>> ModelFile::Dims(std::string_view name) const {

@@ -50,6 +50,8 @@ class ModelFile {
   const FeatureSpec& features() const { return features_; }
   const std::string& path() const { return path_; }
 
+  // Whether the file holds a tensor of that name (for optional ones).
+  bool Has(std::string_view name) const;
   // A tensor's dimensions (outermost first), or an error if it is missing.
   Result<std::vector<uint32_t>> Dims(std::string_view name) const;
 

@@ -14,69 +14,18 @@
 #include "features/front_end_config.h"
 #include "models/float_mlp.h"
 #include "models/model_file.h"
-#include "tests/temp_path.h"
+#include "tests/model_writer.h"
 
 namespace earshot::models {
 namespace {
 
-struct Tensor {
-  std::string name;
-  TensorType type;
-  std::vector<uint32_t> dims;
-  std::vector<uint8_t> data;  // little-endian (the host's, as ModelFile assumes)
-};
+using testing_util::Int32;
+using testing_util::Int8;
+using testing_util::Make;
+using testing_util::Tensor;
 
-template <typename T>
-Tensor Make(const std::string& name, TensorType type, std::vector<uint32_t> dims,
-            const std::vector<T>& values) {
-  Tensor t{name, type, std::move(dims), std::vector<uint8_t>(values.size() * sizeof(T))};
-  std::memcpy(t.data.data(), values.data(), t.data.size());
-  return t;
-}
-Tensor Int8(const std::string& name, std::vector<uint32_t> dims, const std::vector<int8_t>& v) {
-  return Make(name, TensorType::kInt8, std::move(dims), v);
-}
-Tensor Int32(const std::string& name, const std::vector<int32_t>& v) {
-  return Make(name, TensorType::kInt32, {static_cast<uint32_t>(v.size())}, v);
-}
-
-void PutU32(std::vector<uint8_t>& b, uint32_t v) {
-  for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
-}
-
-// A model file of kind "test-mlp" for the default front end (layout in models/model_file.h).
 std::string WriteModel(const std::vector<Tensor>& tensors) {
-  std::vector<uint8_t> b = {'E', 'S', 'H', 'M'};
-  PutU32(b, ModelFile::kVersion);
-  const char kind[16] = "test-mlp";
-  b.insert(b.end(), kind, kind + 16);
-  const features::FrontEndConfig fe;
-  for (int v : {fe.sample_rate_hz, fe.window_ms, fe.hop_ms, fe.fft_size, fe.mel_bands,
-                fe.mel_low_hz, fe.mel_high_hz, 0, fe.mfcc_count, fe.lifter, 0}) {
-    PutU32(b, static_cast<uint32_t>(v));  // log-mel, no mean normalisation
-  }
-  PutU32(b, static_cast<uint32_t>(tensors.size()));
-  size_t offset = b.size() + 56 * tensors.size();
-  std::vector<uint8_t> data;
-  for (const Tensor& t : tensors) {
-    const size_t aligned = (offset + data.size() + 7) / 8 * 8;
-    data.resize(aligned - offset);
-    char name[24] = {};
-    std::strncpy(name, t.name.c_str(), sizeof name - 1);
-    b.insert(b.end(), name, name + 24);
-    PutU32(b, static_cast<uint32_t>(t.type));
-    PutU32(b, static_cast<uint32_t>(t.dims.size()));
-    for (size_t d = 0; d < 4; ++d) PutU32(b, d < t.dims.size() ? t.dims[d] : 1);
-    PutU32(b, static_cast<uint32_t>(aligned));
-    PutU32(b, static_cast<uint32_t>(t.data.size()));
-    data.insert(data.end(), t.data.begin(), t.data.end());
-  }
-  b.insert(b.end(), data.begin(), data.end());
-  PutU32(b, Crc32(b));
-  const std::string path = testing_util::TestTempPath("int8_mlp_test.eshm");
-  std::ofstream(path, std::ios::binary)
-      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
-  return path;
+  return testing_util::WriteModel("test-mlp", tensors, "int8_mlp_test.eshm");
 }
 
 constexpr int32_t kHalf = 1 << 30;  // mult 2^30, shift 31: x 1/2

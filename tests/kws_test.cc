@@ -13,8 +13,10 @@
 #include <vector>
 
 #include "features/front_end.h"
+#include "features/noise_suppression.h"
 #include "models/context_stack.h"
 #include "models/float_mlp.h"
+#include "tests/model_writer.h"
 
 namespace earshot::kws {
 namespace {
@@ -173,6 +175,76 @@ TEST(Kws, RejectsOtherModelsAndFeatures) {
   auto wrong = KwsModel::Load(kModel, fe);
   ASSERT_FALSE(wrong.ok());
   EXPECT_NE(wrong.error().message.find("features.mel_high_hz = 7600"), std::string::npos);
+}
+
+// A tiny keyword model: two frames (offsets -4 and 0) of 20 pooled bands into one dense layer,
+// a ramp for a sigmoid; `extra`: more tensors (kws_noise_suppression).
+std::string TinyModel(const std::vector<testing_util::Tensor>& extra, const std::string& file) {
+  std::vector<int8_t> weight(40);
+  for (size_t i = 0; i < weight.size(); ++i) weight[i] = static_cast<int8_t>(3 * (i % 7) - 9);
+  std::vector<uint16_t> ramp(2 * models::Int8Mlp::kLogitHalfRange);
+  for (size_t k = 0; k < ramp.size(); ++k) ramp[k] = static_cast<uint16_t>(k);
+  std::vector<testing_util::Tensor> tensors = {
+      testing_util::Int32("context", {-4, 0}),
+      testing_util::Int32("kws_transform", {6, 7, -24, 63}),
+      testing_util::Int8("l0.weight", {1, 40}, weight),
+      testing_util::Int32("l0.bias", {5}),
+      testing_util::Int32("l0.mult", {1 << 30}),
+      testing_util::Int32("l0.shift", {31}),
+      testing_util::Make("sigmoid", models::TensorType::kUint16,
+                         {static_cast<uint32_t>(ramp.size())}, ramp)};
+  tensors.insert(tensors.end(), extra.begin(), extra.end());
+  return testing_util::WriteModel("kws-mlp", tensors, file);
+}
+
+// A model trained on suppressed noise reads the log-mel after NoiseSuppression: its session fed the
+// front end's log-mel computes what a plain model's computes from the suppressed log-mel, from
+// afresh after Reset(); and that is not what the plain model computes from the log-mel as it is.
+TEST(Kws, ReadsTheLogMelAfterNoiseSuppressionWhenTheModelSaysSo) {
+  auto plain = LoadModel(TinyModel({}, "plain.eshm"));
+  auto suppressed =
+      LoadModel(TinyModel({testing_util::Int32("kws_noise_suppression", {1})}, "ns.eshm"));
+  ASSERT_NE(plain, nullptr);
+  ASSERT_NE(suppressed, nullptr);
+  EXPECT_FALSE(plain->noise_suppression());
+  EXPECT_TRUE(suppressed->noise_suppression());
+  const std::vector<Hop> hops = ReadVectors(Bundled().front().vectors);
+  ASSERT_GT(hops.size(), 300u);
+  KwsSession session(suppressed, KwsConfig{});
+  for (int pass = 0; pass < 2; ++pass) {
+    SCOPED_TRACE(pass == 0 ? "first pass" : "after Reset()");
+    session.Reset();
+    KwsSession reference(plain, KwsConfig{});
+    KwsSession unsuppressed(plain, KwsConfig{});
+    features::NoiseSuppression noise(40, features::FrontEndConfig{}.log_floor_db * 256);
+    int differing = 0;
+    for (size_t h = 0; h < hops.size(); ++h) {
+      std::vector<int16_t> logmel = hops[h].logmel;
+      session.Process(logmel);
+      unsuppressed.Process(logmel);
+      noise.Process(logmel);
+      reference.Process(logmel);
+      const auto got = session.last_inputs();
+      const auto want = reference.last_inputs();
+      ASSERT_TRUE(std::equal(got.begin(), got.end(), want.begin(), want.end())) << "hop " << h;
+      ASSERT_EQ(session.last_network_score(), reference.last_network_score()) << "hop " << h;
+      const auto raw = unsuppressed.last_inputs();
+      differing += std::equal(got.begin(), got.end(), raw.begin(), raw.end()) ? 0 : 1;
+    }
+    EXPECT_GT(differing, static_cast<int>(hops.size()) / 2);
+  }
+}
+
+TEST(Kws, RejectsAMalformedNoiseSuppressionFlag) {
+  for (const auto& [tensor, cause] :
+       {std::pair{testing_util::Int32("kws_noise_suppression", {2}), "must be 0 or 1"},
+        std::pair{testing_util::Int32("kws_noise_suppression", {1, 1}), "kws_noise_suppression"}}) {
+    const std::string path = TinyModel({tensor}, "bad.eshm");
+    auto model = KwsModel::Load(path, features::FrontEndConfig{});
+    ASSERT_FALSE(model.ok());
+    EXPECT_NE(model.error().message.find(path), std::string::npos) << model.error().message;
+    EXPECT_NE(model.error().message.find(cause), std::string::npos) << model.error().message;
+  }
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ fi
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
   --streams 4 --epochs 1 --small-epochs 1 --mine-rounds 2 --out "$tmp/kws.eshm" \
   --small-out "$tmp/kws_small.eshm" --log "$tmp/kws.log" "${synth[@]}" \
-  --transform 8,7,-64,63 --spec-mask 8,4 --ema 0.99  # not the defaults: the C++ follows the file
+  --transform 8,7,-64,63 --spec-mask 8,4 --ema 0.99 \
+  --noise-suppression  # not the defaults: the C++ follows the file
 for size in kws kws_small; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"

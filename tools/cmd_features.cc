@@ -12,13 +12,16 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot features --kind logmel|mfcc [--config F] [--set features.KEY=VALUE]... FILE\n"
+    "usage: earshot features --kind logmel|mfcc [--noise-suppression] [--config F]\n"
+    "                        [--set features.KEY=VALUE]... FILE\n"
     "\n"
-    "Prints the fixed-point front end's output for FILE, one 10 ms frame per line, values separated\n"
-    "by spaces, as integers:\n"
+    "Prints the fixed-point front end's output for FILE, one 10 ms frame per line, values\n"
+    "separated by spaces, as integers:\n"
     "  logmel  features.mel_bands values: band energy in dB re full scale, Q8 (divide by 256)\n"
     "  mfcc    features.mfcc_count values: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
     "Frame k is the analysis window ending at the end of hop k (the stream starts from silence).\n"
+    "--noise-suppression: the log-mel after the front end's noise suppression (features/\n"
+    "noise_suppression.h), as keyword models trained on it see it.\n"
     "Front-end parameters: the [features] section of --print-config.\n";
 
 template <typename T>
@@ -45,7 +48,13 @@ int Features(const Args& args) {
     PrintError("features: expected one FILE (see earshot features --help)");
     return kExitUsage;
   }
-  auto front_end = MakeFrontEnd(*cfg);
+  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(*cfg);
+  if (!fe_config.ok()) {
+    PrintError(fe_config.error().message);
+    return kExitRuntime;
+  }
+  fe_config->noise_suppression = args.Option("--noise-suppression", "") == "1";
+  auto front_end = features::FrontEnd::Create(*fe_config);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return kExitRuntime;
@@ -72,7 +81,11 @@ int Features(const Args& args) {
 
 }  // namespace
 
-const Command kFeaturesCommand{"features", "print the fixed-point log-mel or MFCC frames of a file",
-                               kUsage, {"--kind"}, {}, Features};
+const Command kFeaturesCommand{"features",
+                               "print the fixed-point log-mel or MFCC frames of a file",
+                               kUsage,
+                               {"--kind"},
+                               {"--noise-suppression"},
+                               Features};
 
 }  // namespace earshot::cli

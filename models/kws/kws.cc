@@ -5,6 +5,17 @@
 #include "models/model_file.h"
 
 namespace earshot::kws {
+namespace {
+
+Result<bool> ReadNoiseSuppression(const models::ModelFile& file) {
+  if (!file.Has("kws_noise_suppression")) return false;
+  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_noise_suppression", {1});
+  if (!v.ok()) return v.error();
+  if ((*v)[0] != 0 && (*v)[0] != 1) return file.Fail("kws_noise_suppression must be 0 or 1");
+  return (*v)[0] == 1;
+}
+
+}  // namespace
 
 Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
                                                        const features::FrontEndConfig& front_end) {
@@ -31,12 +42,17 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
       transform.min > transform.max) {
     return file->Fail("kws_transform constants out of range");
   }
+  Result<bool> noise_suppression = ReadNoiseSuppression(*file);
+  if (!noise_suppression.ok()) return noise_suppression.error();
   const int pooled = file->features().mel_bands / 2;
   Result<models::Int8Mlp> mlp =
       models::Int8Mlp::Load(*file, pooled * static_cast<int>(context->size()));
   if (!mlp.ok()) return mlp.error();
-  return std::shared_ptr<const KwsModel>(
+  auto model = std::shared_ptr<KwsModel>(
       new KwsModel(std::move(mlp).value(), std::move(context).value(), transform, pooled));
+  model->noise_suppression_ = *noise_suppression;
+  model->log_floor_db_q8_ = static_cast<int16_t>(front_end.log_floor_db * 256);
+  return std::shared_ptr<const KwsModel>(std::move(model));
 }
 
 Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
@@ -57,16 +73,27 @@ KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& c
       stack_(model_->pooled_bands(),
              std::vector<int32_t>(model_->context().begin(), model_->context().end())),
       stream_(ConvStream::For(model_->mlp(), model_->context(), model_->pooled_bands())),
-      recent_q15_(static_cast<size_t>(std::max(1, config.smooth_frames))) {}
+      recent_q15_(static_cast<size_t>(std::max(1, config.smooth_frames))) {
+  if (model_->noise_suppression()) {
+    noise_.emplace(2 * model_->pooled_bands(), model_->log_floor_db_q8());
+    denoised_q8_.resize(static_cast<size_t>(2 * model_->pooled_bands()));
+  }
+}
 
 void KwsSession::Reset() {
   stack_.Reset();
+  if (noise_) noise_->Reset();
   std::fill(recent_q15_.begin(), recent_q15_.end(), 0);
   recent_sum_q15_ = 0;
   primed_ = false;
 }
 
 uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
+  if (noise_) {
+    std::copy(logmel_db_q8.begin(), logmel_db_q8.end(), denoised_q8_.begin());
+    noise_->Process(denoised_q8_);
+    logmel_db_q8 = denoised_q8_;
+  }
   const KwsTransform& p = model_->transform();
   std::span<int8_t> inputs = stack_.Next();
   for (size_t b = 0; b < mean_q8_.size(); ++b) {

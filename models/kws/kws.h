@@ -1,7 +1,8 @@
 // The keyword spotter: an int8 network (models/int8_mlp.h: dense layers, the hidden ones possibly
 // convolutions over time) over one second of the front end's log-mel, after an integer transform
-// (bands pooled in pairs, minus a running mean, 0.5 dB steps, clamped; the model file states the
-// constants), scored at every 10 ms hop.
+// (optionally the front end's noise suppression, features/noise_suppression.h; then bands pooled
+// in pairs, minus a running mean, 0.5 dB steps, clamped; the model file states the constants and
+// whether it was trained on suppressed noise), scored at every 10 ms hop.
 // Trained by tools/train/train_kws.py; kws_input.py there specifies the transform this file
 // implements. KwsModel is immutable and shared; KwsSession is one stream's.
 #pragma once
@@ -16,6 +17,7 @@
 #include "config/config.h"
 #include "config/result.h"
 #include "features/front_end_config.h"
+#include "features/noise_suppression.h"
 #include "models/context_stack.h"
 #include "models/int8_mlp.h"
 #include "models/kws/conv_stream.h"
@@ -35,6 +37,10 @@ class KwsModel {
   int pooled_bands() const { return pooled_bands_; }
   std::span<const int32_t> context() const { return context_; }
   const KwsTransform& transform() const { return transform_; }
+  // The model's inputs are computed from the log-mel after NoiseSuppression (optional tensor
+  // `kws_noise_suppression`, int32[1], 1; absent or 0: the log-mel as it is).
+  bool noise_suppression() const { return noise_suppression_; }
+  int16_t log_floor_db_q8() const { return log_floor_db_q8_; }
   const models::Int8Mlp& mlp() const { return mlp_; }
 
  private:
@@ -44,6 +50,8 @@ class KwsModel {
   std::vector<int32_t> context_;  // ascending offsets, the last one 0 (no lookahead)
   KwsTransform transform_;
   int pooled_bands_;
+  bool noise_suppression_ = false;
+  int16_t log_floor_db_q8_ = 0;  // the front end's floor, which NoiseSuppression keeps
 };
 
 struct KwsConfig {
@@ -80,6 +88,8 @@ class KwsSession {
   models::Int8Mlp::Scratch scratch_;
   std::vector<int32_t> mean_q8_;
   bool primed_ = false;
+  std::optional<features::NoiseSuppression> noise_;  // if the model says so
+  std::vector<int16_t> denoised_q8_;                 // this hop's log-mel after it
   models::ContextStack stack_;
   std::optional<ConvStream> stream_;  // a convolution first layer is streamed (conv_stream.h)
   std::vector<uint16_t> recent_q15_;  // the network's last smooth_frames scores, a ring

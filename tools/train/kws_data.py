@@ -110,14 +110,15 @@ def build_stream(rng, sources, rirs, noise, n_pos, n_neg):
 
 
 def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=3, n_neg=6,
-             neg_stride=3, transform=kws_input.TRANSFORM):
+             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=()):
     """Model inputs (int8 rows) and targets of n_streams streams. Negative hops far from a keyword
-    are kept one in `neg_stride` (neighbouring hops are nearly the same input)."""
+    are kept one in `neg_stride` (neighbouring hops are nearly the same input). mel_args: options of
+    `earshot features` (kws_input.mel_args: the model's noise suppression)."""
     xs, ys = [], []
     t0 = time.time()
     for _ in range(n_streams):
         s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg)
-        mel = audio_io.logmel(earshot, s)
+        mel = audio_io.logmel(earshot, s, mel_args)
         y = y[:len(mel)]
         keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)
         xs.append(kws_input.stack_context(kws_input.frame_inputs(mel, transform), context)[keep])

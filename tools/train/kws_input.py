@@ -10,6 +10,9 @@ The default, 6, 7, -24, 63: a mean over about 0.64 s, 0.5 dB steps, from 12 dB u
 floor hides the noise between the words) to 32 dB over it. The models before it used 8, 7, -64,
 63 (a mean over about 2.6 s, +-32 dB).
 The model reads the 20 inputs of the frames at CONTEXT offsets (about one second, every 4th frame).
+A model trained with noise suppression (its file's kws_noise_suppression tensor) reads the log-mel
+after the front end's NoiseSuppression (features/noise_suppression.h): `earshot features
+--noise-suppression` computes it, as the C++ keyword spotter does before pooling.
 """
 import numpy as np
 
@@ -18,6 +21,11 @@ CONTEXT = tuple(range(-96, 1, 4))  # 25 frames: the second that ends at the scor
 MEAN_SHIFT = 6
 STEP_SHIFT = 7
 TRANSFORM = [MEAN_SHIFT, STEP_SHIFT, -24, 63]
+
+
+def mel_args(noise_suppression):
+    """The options of `earshot features` that give the log-mel such a model reads."""
+    return ("--noise-suppression",) if noise_suppression else ()
 
 
 def frame_inputs(logmel, transform=TRANSFORM):

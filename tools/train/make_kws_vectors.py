@@ -29,8 +29,10 @@ def main():
     # The bundled sample (the keyword, then a request) with deterministic noise: 3.9 s, 386 hops.
     x = audio_io.read_audio(os.path.join(root, "tools", "samples", "computer_request.flac")).astype(float)
     x = x + np.random.default_rng(7).normal(0, 30, len(x))
-    mel = audio_io.logmel(args.earshot, x)
-    inputs = kws_input.frame_inputs(mel, tuple(int(v) for v in tensors["kws_transform"]))
+    mel = audio_io.logmel(args.earshot, x)  # what the C++ keyword spotter is fed
+    suppressed = "kws_noise_suppression" in tensors and int(tensors["kws_noise_suppression"][0])
+    model_mel = audio_io.logmel(args.earshot, x, kws_input.mel_args(suppressed)) if suppressed else mel
+    inputs = kws_input.frame_inputs(model_mel, tuple(int(v) for v in tensors["kws_transform"]))
     scores = vad_export.run_int(q, kws_input.stack_context(inputs, q["context"]))
     with open(args.out, "w") as f:
         f.write("# earshot KWS test vectors (tools/train/make_kws_vectors.py): "

@@ -10,7 +10,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
-           [--transform 6,7,-24,63]
+           [--transform 6,7,-24,63] [--noise-suppression]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the previous conv models: --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none
@@ -106,11 +106,14 @@ class Dev:
         return f"dev miss {100 * miss0:.1f}% at 0 FA, {100 * miss1:.1f}% at <= 1 FA/h"
 
 
-def export(path, model, context, transform, calibration, log, dev, what):
+def export(path, model, context, args, calibration, log, dev, what):
     q = vad_export.quantize(kws_model.weights(model), INPUT_SCALE, calibration, context,
                             logit_q=LOGIT_Q, temperature=TEMPERATURE)
     items = [("context", np.array(context, np.int32)),
-             ("kws_transform", np.array(transform, np.int32))] + vad_export.mlp_tensors(q)
+             ("kws_transform", np.array(args.transform, np.int32))]
+    if args.noise_suppression:  # absent: the log-mel as it is (every model before the option)
+        items.append(("kws_noise_suppression", np.array([1], np.int32)))
+    items += vad_export.mlp_tensors(q)
     vad_export.write_tensors(path, "kws-mlp", items)
     n = sum(layer[0].size for layer in kws_model.weights(model))
     log(f"{what}: int8 {dev.int_metrics(q)}; {n} weights, wrote {path} ({os.path.getsize(path)} bytes)")
@@ -264,6 +267,9 @@ def main():
     p.add_argument("--transform", type=ints, default=tuple(kws_input.TRANSFORM),
                    metavar="MEAN_SHIFT,STEP_SHIFT,MIN,MAX",
                    help="the input transform of kws_input.py, written to the model files")
+    p.add_argument("--noise-suppression", action=argparse.BooleanOptionalAction, default=False,
+                   help="the models read the log-mel after the front end's noise suppression "
+                        "(features/noise_suppression.h; written to the model files)")
     p.add_argument("--spec-mask", type=ints, default=None, metavar="FRAMES,BANDS",
                    help="SpecAugment while training: hide up to FRAMES input frames and BANDS bands "
                         "of each row (the large model's 56 x 20; conv only)")
@@ -309,7 +315,8 @@ def main():
 
     def streams(sources, n, **kw):  # model rows of n augmented streams, one shared rng
         return make_set(args.earshot, rng, sources, rirs, noise, n, LARGE_CONTEXT, log,
-                        transform=args.transform, **kw)
+                        transform=args.transform, mel_args=kws_input.mel_args(args.noise_suppression),
+                        **kw)
 
     def train_set():  # a draw of augmented training streams
         return streams(train_src, args.streams)
@@ -326,13 +333,13 @@ def main():
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
                                 (x[:0], y[:0]), dev, log)
     calibration = x[y >= 0][::11]
-    export(args.out, large, LARGE_CONTEXT, args.transform, calibration, log, dev, "large")
+    export(args.out, large, LARGE_CONTEXT, args, calibration, log, dev, "large")
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
     small_context = LARGE_CONTEXT if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
         export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
-               args.transform, xs[y >= 0][::11], log, dev_small, f"small ({name})")
-    export(args.small_out, small, small_context, args.transform, xs[y >= 0][::11], log, dev_small, "small")
+               args, xs[y >= 0][::11], log, dev_small, f"small ({name})")
+    export(args.small_out, small, small_context, args, xs[y >= 0][::11], log, dev_small, "small")
 
 
 if __name__ == "__main__":
