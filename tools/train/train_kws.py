@@ -7,7 +7,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
            [--conv 5,2,64] [--hidden 64] [--small-channels 24] [--small-hidden 32]
            [--small-from scratch|distilled]
-           [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
+           [--seed 20261123] [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression]
@@ -126,7 +126,7 @@ def ints(text):
 def make_large(args, inputs, log):
     """The large model before training: a ConvMlp (--conv kernel,stride,channels) or an MLP."""
     hidden = ints(args.hidden)
-    torch.manual_seed(SEED)
+    torch.manual_seed(args.seed)
     if args.conv == "none":
         log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
         return kws_model.make_mlp((inputs, *hidden, 1), dropout=DROPOUT)
@@ -154,7 +154,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
                refresh=refresh if args.fresh else None, mask=args.spec_mask, ema=args.ema)
-    kws_model.train(model, x, y, args.epochs, seed=SEED, lr=1e-3, **fit)
+    kws_model.train(model, x, y, args.epochs, seed=args.seed, lr=1e-3, **fit)
     for r in range(rounds):
         xm, ym = make_mining_set()
         xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, 0.05)
@@ -163,7 +163,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
         del xm, ym
         mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
         rows = np.concatenate([rows[0], xh]), np.concatenate([rows[1], yh])
-        kws_model.train(model, *rows, args.mine_epochs, seed=SEED + 1 + r, lr=3e-4, **fit)
+        kws_model.train(model, *rows, args.mine_epochs, seed=args.seed + 1 + r, lr=3e-4, **fit)
     return mined, rows
 
 
@@ -196,7 +196,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
     dev_small = Dev(dev.x, dev.y, cols)
 
     def fit(model, epochs, lr, teacher_logits=None):
-        return kws_model.train(model, xs, y, epochs, seed=SEED, lr=lr, input_scale=INPUT_SCALE,
+        return kws_model.train(model, xs, y, epochs, seed=args.seed, lr=lr, input_scale=INPUT_SCALE,
                                pos_weight=POS_WEIGHT, log=log, teacher_logits=teacher_logits,
                                evaluate=dev_small.float_metrics, mask=args.spec_mask, ema=args.ema)
 
@@ -211,7 +211,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
 
     def scratch():
         log("  from scratch, hard targets:")
-        torch.manual_seed(SEED)
+        torch.manual_seed(args.seed)
         if not args.small_fresh:
             return fit(make(), args.epochs, 1e-3)
         model = make()
@@ -251,6 +251,8 @@ def main():
     p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
     p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
                    help="how the small model is trained (distilled: the previous models')")
+    p.add_argument("--seed", type=int, default=SEED,
+                   help="seeds every draw and the initial weights (the bundled models: the default)")
     p.add_argument("--streams", type=int, default=300)
     p.add_argument("--epochs", type=int, default=8)
     p.add_argument("--mine-epochs", type=int, default=2)
@@ -297,7 +299,7 @@ def main():
         os.makedirs(d, exist_ok=True)
     torch.set_num_threads(1)
     log = open_log(args.log)
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(args.seed)
     synth = None
     if args.synth != "none":
         cache = kws_synth.default_cache() if args.synth == "cache" else args.synth
@@ -309,7 +311,7 @@ def main():
     train_src = split_sources(args.data, False, synth, args.synth_pos_frac, args.near_frac)
     dev_src = split_sources(args.data, True)
     rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
-    log(f"KWS '{KEYWORD}' training, seed {SEED}: {len(train_src.positives)} train / "
+    log(f"KWS '{KEYWORD}' training, seed {args.seed}: {len(train_src.positives)} train / "
         f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + {len(train_src.others)} "
         f"negative files")
 
