@@ -39,7 +39,7 @@ void Hidden(const Int8Dense& layer, std::span<const int8_t> in, std::span<int8_t
 Status SetGeometry(const ModelFile& file, int l, int input_size, Int8Dense& layer) {
   const std::string name = "l" + std::to_string(l) + ".conv";
   const std::string at = "layer " + std::to_string(l);
-  if (!file.Dims(name).ok()) {
+  if (!file.Has(name)) {
     if (layer.inputs != input_size) {
       return file.Fail(at + " takes " + std::to_string(layer.inputs) + " inputs, expected " +
                        std::to_string(input_size));
@@ -118,7 +118,7 @@ Result<Int8Dense> LoadLayer(const ModelFile& file, int l, int input_size) {
 
 Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
   Int8Mlp mlp;
-  for (int l = 0; file.Dims("l" + std::to_string(l) + ".weight").ok(); ++l) {
+  for (int l = 0; file.Has("l" + std::to_string(l) + ".weight"); ++l) {
     const int input_size = l == 0 ? inputs : mlp.layers_.back().total_outputs();
     Result<Int8Dense> layer = LoadLayer(file, l, input_size);
     if (!layer.ok()) return layer.error();
@@ -126,7 +126,7 @@ Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
   }
   if (mlp.layers_.empty()) return file.Fail("tensor 'l0.weight' is missing");
   const std::string last = "l" + std::to_string(mlp.layers_.size() - 1) + ".conv";
-  if (file.Dims(last).ok()) {
+  if (file.Has(last)) {
     return file.Fail("the last layer must be dense, yet it has a tensor '" + last + "'");
   }
   if (mlp.layers_.back().outputs != 1) return file.Fail("the last layer must have one output");

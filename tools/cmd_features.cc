@@ -48,13 +48,7 @@ int Features(const Args& args) {
     PrintError("features: expected one FILE (see earshot features --help)");
     return kExitUsage;
   }
-  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(*cfg);
-  if (!fe_config.ok()) {
-    PrintError(fe_config.error().message);
-    return kExitRuntime;
-  }
-  fe_config->noise_suppression = args.Option("--noise-suppression", "") == "1";
-  auto front_end = features::FrontEnd::Create(*fe_config);
+  auto front_end = MakeFrontEnd(*cfg, args.Option("--noise-suppression", "") == "1");
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return kExitRuntime;

@@ -14,9 +14,11 @@ audio::FileSourceOptions SourceOptions(const config::Config& config) {
   return options;
 }
 
-Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config) {
+Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config,
+                                                         bool noise_suppression) {
   Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
   if (!fe_config.ok()) return fe_config.error();
+  fe_config->noise_suppression = noise_suppression;
   return features::FrontEnd::Create(*fe_config);
 }
 

@@ -15,8 +15,10 @@ namespace earshot::cli {
 // The source options of the [audio] section.
 audio::FileSourceOptions SourceOptions(const config::Config& config);
 
-// The front end of the [features] section.
-Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config);
+// The front end of the [features] section, with NoiseSuppression on its log-mel if asked
+// (`earshot features --noise-suppression`).
+Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config,
+                                                         bool noise_suppression = false);
 
 // Streams `source` through `front_end`; `on_frame` sees each frame's front end, in order, and
 // `on_end` runs after the last one.

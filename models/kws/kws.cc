@@ -48,11 +48,9 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   Result<models::Int8Mlp> mlp =
       models::Int8Mlp::Load(*file, pooled * static_cast<int>(context->size()));
   if (!mlp.ok()) return mlp.error();
-  auto model = std::shared_ptr<KwsModel>(
-      new KwsModel(std::move(mlp).value(), std::move(context).value(), transform, pooled));
-  model->noise_suppression_ = *noise_suppression;
-  model->log_floor_db_q8_ = static_cast<int16_t>(front_end.log_floor_db * 256);
-  return std::shared_ptr<const KwsModel>(std::move(model));
+  return std::shared_ptr<const KwsModel>(
+      new KwsModel(std::move(mlp).value(), std::move(context).value(), transform, pooled,
+                   *noise_suppression, static_cast<int16_t>(front_end.log_floor_db * 256)));
 }
 
 Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {

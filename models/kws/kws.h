@@ -44,14 +44,20 @@ class KwsModel {
   const models::Int8Mlp& mlp() const { return mlp_; }
 
  private:
-  KwsModel(models::Int8Mlp mlp, std::vector<int32_t> context, KwsTransform t, int pooled)
-      : mlp_(std::move(mlp)), context_(std::move(context)), transform_(t), pooled_bands_(pooled) {}
+  KwsModel(models::Int8Mlp mlp, std::vector<int32_t> context, KwsTransform t, int pooled,
+           bool noise_suppression, int16_t log_floor_db_q8)
+      : mlp_(std::move(mlp)),
+        context_(std::move(context)),
+        transform_(t),
+        pooled_bands_(pooled),
+        noise_suppression_(noise_suppression),
+        log_floor_db_q8_(log_floor_db_q8) {}
   models::Int8Mlp mlp_;
   std::vector<int32_t> context_;  // ascending offsets, the last one 0 (no lookahead)
   KwsTransform transform_;
   int pooled_bands_;
-  bool noise_suppression_ = false;
-  int16_t log_floor_db_q8_ = 0;  // the front end's floor, which NoiseSuppression keeps
+  bool noise_suppression_;
+  int16_t log_floor_db_q8_;  // the front end's floor, which NoiseSuppression keeps
 };
 
 struct KwsConfig {
