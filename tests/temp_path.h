@@ -17,8 +17,8 @@ namespace earshot::testing_util {
 inline const std::string& ScratchDir() {
   // Never destroyed: the exit handler below still reads it after static destructors have run.
   static const std::string* dir = [] {
-    auto* made = new std::string(::testing::TempDir() + "/earshot_test_" +
-                                 std::to_string(::getpid()));
+    auto* made =
+        new std::string(::testing::TempDir() + "/earshot_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(*made);
     std::atexit([] {
       std::error_code ignored;
