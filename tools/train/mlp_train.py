@@ -23,9 +23,11 @@ def auc(scores, labels):
     return (ranks[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg)
 
 
-def open_log(path):
-    """A log function writing each line to stdout and to `path` (the committed training log)."""
+def open_log(path, earlier=""):
+    """A log function writing each line to stdout and to `path` (the committed training log), which
+    starts with earlier (a resumed run's log so far)."""
     log_file = open(path, "w")
+    log_file.write(earlier)
 
     def log(msg):
         print(msg, flush=True)

@@ -11,7 +11,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression]
-           [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15]
+           [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the previous conv models: --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none
 --hidden 96,48 --small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh
@@ -40,7 +40,9 @@ large one as teacher (knowledge distillation; --ablation-dir measures both on th
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
 its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's variants).
 Outputs: Q4 logits, score = sigmoid(logit / 4).
-Seeded: the same data give the same models.
+Seeded: the same data give the same models. A run of hours can keep its state after each stage of
+the large model (--checkpoint FILE: the first epochs, then each mining round) and, stopped, go on
+from there with the same command: its models are the bytes of a run never stopped.
 """
 import argparse
 import os
@@ -50,6 +52,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import checkpoint  # noqa: E402
 import kws_input  # noqa: E402
 import kws_model  # noqa: E402
 import kws_synth  # noqa: E402
@@ -138,12 +141,15 @@ def make_large(args, inputs, log):
     return model
 
 
-def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, cols=None):
+def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, cols=None,
+                done=0, finished=lambda stage, mined, rows: None):
     """args.epochs of model on the rows x, y, then per mining round (rounds) its false accepts on
     fresh negative streams (make_mining_set) join the rows and args.mine_epochs more. With --fresh,
     each epoch after the first draws new training streams (make_train_set), every mined row kept
     (mined: the rows mined before, a pair). cols: the model's input columns of a draw (None: all
-    of them). Returns every row mined and the model's last training rows."""
+    of them). Stages: 1, the first epochs; 1 + r, mining round r. done: the stages a resumed run
+    has finished (x, y, mined and model as they left them); finished(stage, mined, rows) is called
+    after each. Returns every row mined and the model's last training rows."""
     rows = x, y  # what the last epoch trained on
 
     def refresh():
@@ -154,8 +160,10 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
                refresh=refresh if args.fresh else None, mask=args.spec_mask, ema=args.ema)
-    kws_model.train(model, x, y, args.epochs, seed=args.seed, lr=1e-3, **fit)
-    for r in range(rounds):
+    if done < 1:
+        kws_model.train(model, x, y, args.epochs, seed=args.seed, lr=1e-3, **fit)
+        finished(1, mined, rows)
+    for r in range(max(done - 1, 0), rounds):
         xm, ym = make_mining_set()
         xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, 0.05)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
@@ -164,6 +172,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
         mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
         rows = np.concatenate([rows[0], xh]), np.concatenate([rows[1], yh])
         kws_model.train(model, *rows, args.mine_epochs, seed=args.seed + 1 + r, lr=3e-4, **fit)
+        finished(2 + r, mined, rows)
     return mined, rows
 
 
@@ -234,6 +243,12 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
     return variants.pop(args.small_from), variants, xs, dev_small
 
 
+def large_run_args(args):
+    """The options the large model's stages depend on: a resumed run must have the same."""
+    elsewhere = {"out", "small_out", "log", "earshot", "ablation_dir", "checkpoint"}
+    return {k: v for k, v in vars(args).items() if k not in elsewhere and not k.startswith("small_")}
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.normpath(os.path.join(here, "..", ".."))
@@ -292,28 +307,34 @@ def main():
     p.add_argument("--synth-pos-frac", type=float, default=0.4, help="share of synthetic positives")
     p.add_argument("--near-frac", type=float, default=0.15, help="share of synthetic near-miss negatives")
     p.add_argument("--ablation-dir", help="also write the small model's alternatives here")
+    p.add_argument("--checkpoint", metavar="FILE",
+                   help="keep the run's state here after each stage of the large model (over 1 GB); "
+                        "a run given an existing FILE goes on after its last stage, to the same bytes "
+                        "as a run never stopped (the small model's options may differ)")
     args = p.parse_args()
     # Every output's directory now, not after hours of training.
     for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)] + \
             ([args.ablation_dir] if args.ablation_dir else []):
         os.makedirs(d, exist_ok=True)
     torch.set_num_threads(1)
-    log = open_log(args.log)
+    run_state = checkpoint.Checkpoint(args.checkpoint, large_run_args(args))
+    log = open_log(args.log, run_state.log_text)
+    setup_log = log if not run_state.stage else lambda _: None  # a resumed log has these lines
     rng = np.random.default_rng(args.seed)
     synth = None
     if args.synth != "none":
         cache = kws_synth.default_cache() if args.synth == "cache" else args.synth
-        synth = kws_synth.read_index(kws_synth.generate(cache, args.synth_scale, log=log))
-        log(f"synthetic clips: {len(synth['pos'])} keyword "
-            f"({100 * args.synth_pos_frac:.0f}% of the positives), "
-            f"{len(synth['near'])} near misses + {len(synth['other'])} sentences "
-            f"({100 * args.near_frac:.0f}% of the negatives)")
+        synth = kws_synth.read_index(kws_synth.generate(cache, args.synth_scale, log=setup_log))
+        setup_log(f"synthetic clips: {len(synth['pos'])} keyword "
+                  f"({100 * args.synth_pos_frac:.0f}% of the positives), "
+                  f"{len(synth['near'])} near misses + {len(synth['other'])} sentences "
+                  f"({100 * args.near_frac:.0f}% of the negatives)")
     train_src = split_sources(args.data, False, synth, args.synth_pos_frac, args.near_frac)
     dev_src = split_sources(args.data, True)
     rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
-    log(f"KWS '{KEYWORD}' training, seed {args.seed}: {len(train_src.positives)} train / "
-        f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + {len(train_src.others)} "
-        f"negative files")
+    setup_log(f"KWS '{KEYWORD}' training, seed {args.seed}: {len(train_src.positives)} train / "
+              f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + "
+              f"{len(train_src.others)} negative files")
 
     def streams(sources, n, **kw):  # model rows of n augmented streams, one shared rng
         return make_set(args.earshot, rng, sources, rirs, noise, n, LARGE_CONTEXT, log,
@@ -323,17 +344,28 @@ def main():
     def train_set():  # a draw of augmented training streams
         return streams(train_src, args.streams)
 
-    x, y = train_set()
-    xd, yd = streams(dev_src, max(2, args.streams // 8), neg_stride=1)
+    if run_state.stage:
+        log(f"resumed from {args.checkpoint}: {run_state.stage} stage(s) of the large model done")
+        (x, y), (xd, yd), mined = (run_state.arrays()[k] for k in ("rows", "dev", "mined"))
+    else:
+        x, y = train_set()
+        xd, yd = streams(dev_src, max(2, args.streams // 8), neg_stride=1)
+        mined = x[:0], y[:0]
     mine_streams = min(args.mine_streams, max(2, args.streams))  # no more than the training streams
 
     def mining_set():
         log("negative streams to mine:")
         return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
-    large = make_large(args, x.shape[1], log)
-    mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set,
-                                (x[:0], y[:0]), dev, log)
+    large = make_large(args, x.shape[1], setup_log)
+    if run_state.stage:
+        run_state.restore(large, rng)
+
+    def finished(stage, mined, rows):
+        with open(args.log) as f:
+            run_state.save(stage, large, rng, f.read(), rows=rows, dev=(xd, yd), mined=mined)
+    mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set, mined,
+                                dev, log, done=run_state.stage, finished=finished)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, args, calibration, log, dev, "large")
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
