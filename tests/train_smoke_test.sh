@@ -34,6 +34,17 @@ kws_options=(--data "$data" --earshot "$build/tools/earshot" --streams 4 --epoch
   --small-out "$tmp/resumed_small.eshm" --log "$tmp/resumed.log" >/dev/null
 grep -q "^resumed from $tmp/kws.checkpoint: 3 stage" "$tmp/resumed.log"
 cmp "$tmp/kws.eshm" "$tmp/resumed.eshm" && cmp "$tmp/kws_small.eshm" "$tmp/resumed_small.eshm"
+# A checkpoint of other options, or a broken one, is refused with the file's name and the cause.
+head -c 100000 "$tmp/kws.checkpoint" > "$tmp/truncated.checkpoint"
+for case in "--seed 7|$tmp/kws.checkpoint: a checkpoint of a run with other options (seed)" \
+            "--checkpoint $tmp/truncated.checkpoint|$tmp/truncated.checkpoint: not a readable checkpoint"; do
+  if /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" ${case%%|*} \
+       --out "$tmp/refused.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
+       2> "$tmp/refused.txt"; then
+    echo "FAIL: train_kws.py ${case%%|*} was not refused"; exit 1
+  fi
+  grep -qF "${case#*|}" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
+done
 for size in kws kws_small; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"
@@ -41,4 +52,4 @@ for size in kws kws_small; do
     "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
   "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
-echo "4 passed, 0 failed"
+echo "5 passed, 0 failed"
