@@ -40,8 +40,9 @@ class Checkpoint:
     def log_text(self):
         return self.state["log"] if self.state else ""
 
-    def arrays(self):
-        return self.state["arrays"]
+    def take_arrays(self):
+        """The saved arrays, given once: this object keeps no reference to rows the run replaces."""
+        return self.state.pop("arrays")
 
     def restore(self, model, rng):
         """Puts the saved weights into model and the saved random states back."""

@@ -346,7 +346,8 @@ def main():
 
     if run_state.stage:
         log(f"resumed from {args.checkpoint}: {run_state.stage} stage(s) of the large model done")
-        (x, y), (xd, yd), mined = (run_state.arrays()[k] for k in ("rows", "dev", "mined"))
+        saved = run_state.take_arrays()
+        (x, y), (xd, yd), mined = saved["rows"], saved["dev"], saved["mined"]
     else:
         x, y = train_set()
         xd, yd = streams(dev_src, max(2, args.streams // 8), neg_stride=1)
