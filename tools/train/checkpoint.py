@@ -25,9 +25,10 @@ class Checkpoint:
             sys.exit(f"{path}: not a readable checkpoint ({type(e).__name__}: {e})")
         if not isinstance(state, dict) or state.get("version") != VERSION:
             sys.exit(f"{path}: not a version {VERSION} training checkpoint")
-        if state.get("args") != run_args:
-            differ = sorted(k for k in set(run_args) | set(state.get("args", {}))
-                            if run_args.get(k) != state.get("args", {}).get(k))
+        saved_args = state.get("args", {})
+        if saved_args != run_args:
+            differ = sorted(k for k in set(run_args) | set(saved_args)
+                            if run_args.get(k) != saved_args.get(k))
             sys.exit(f"{path}: a checkpoint of a run with other options ({', '.join(differ)}); "
                      "run with its options, or remove it to start afresh")
         self.state = state

@@ -245,7 +245,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
 
 def large_run_args(args):
     """The options the large model's stages depend on: a resumed run must have the same."""
-    elsewhere = {"out", "small_out", "log", "earshot", "ablation_dir", "checkpoint"}
+    elsewhere = {"out", "log", "earshot", "ablation_dir", "checkpoint"}  # and every small_* one
     return {k: v for k, v in vars(args).items() if k not in elsewhere and not k.startswith("small_")}
 
 
