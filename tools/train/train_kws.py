@@ -5,7 +5,7 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--conv 5,2,64] [--hidden 64] [--small-channels 24] [--small-hidden 32]
+           [--conv 5,2,80] [--hidden 64] [--small-channels 40] [--small-hidden 32]
            [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
@@ -13,10 +13,10 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--transform 6,7,-24,63] [--noise-suppression]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
-(the previous conv models: --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none
---hidden 96,48 --small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh
---transform 8,7,-64,63; more rounds of mining, speech-heavier mining streams, kws_synth.py's
-synthetic speech).
+(the models before: --conv 5,2,64 --small-channels 24; the previous conv models: those and
+--transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
+56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform 8,7,-64,63;
+more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -27,13 +27,13 @@ near misses ("commuter", "cucumber", ...) the negatives, training split only.
 Targets: 1 on the hops from 30 ms before to 120 ms after the keyword's last voiced
 frame, ignored on the rest of the keyword, 0 elsewhere.
 Large: 56 frames (every 2nd of the last 1.1 s) x 20 bands; a convolution over time (one linear map
-to 64 channels, ReLU, applied to every window of 5 frames, every 2nd frame: 26 positions), then
-1664 -> 64 -> 1; dropout 0.2, 8 epochs, each after the first on a new draw of 300 augmented streams
+to 80 channels, ReLU, applied to every window of 5 frames, every 2nd frame: 26 positions), then
+2080 -> 64 -> 1; dropout 0.2, 8 epochs, each after the first on a new draw of 300 augmented streams
 (4.4 h: with 208 keyword clips, epochs over the same streams only memorise them); then, four times,
 its false accepts on 300 fresh negative streams (5.3 h, 80% of their clips read speech, where the
 false accepts come from) are mined, and 2 more epochs (new streams again, plus every mined hop so
 far) follow.
-Small: the shape of the large one's 24 most important channels and 32 hidden units (structured
+Small: the shape of the large one's 40 most important channels and 32 hidden units (structured
 pruning), trained from scratch for 8 epochs on the large one's last rows (its mined hard negatives
 included): better on the README's 10.2 h evaluation than the pruned weights fine-tuned with the
 large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
@@ -258,11 +258,11 @@ def main():
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "kws", "computer_train.log"))
-    p.add_argument("--conv", default="5,2,64",
+    p.add_argument("--conv", default="5,2,80",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
     p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
-    p.add_argument("--small-channels", default="24", help="channels the small model keeps (conv)")
+    p.add_argument("--small-channels", default="40", help="channels the small model keeps (conv)")
     p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
     p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
                    help="how the small model is trained (distilled: the previous models')")
