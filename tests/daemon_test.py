@@ -149,6 +149,9 @@ def test_bus(earshotd, tmp):
         bus_methods(bus, events, log, config)
         daemon.send_signal(signal.SIGTERM)
         check("methods' daemon: exit 0 on SIGTERM", daemon.wait(timeout=TIMEOUT) == 0)
+        check("methods' daemon: its name released (else the next one could not take it)",
+              bus.expect(lambda m: m.get("member") == "NameLost" and
+                         m["payload"]["data"] == [NAME]))
         started_usec = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
         daemon, events, log = start_bus_daemon(earshotd, config, recording)
         bus_requests(bus, started_usec)
