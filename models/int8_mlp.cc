@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "models/int8_dot.h"
+
 namespace earshot::models {
 namespace {
 
@@ -15,22 +17,33 @@ inline int64_t Requantize(int32_t acc, int32_t mult, int32_t shift) {
   return (int64_t{acc} * mult + (int64_t{1} << (shift - 1))) >> shift;
 }
 
-// One position: the layer's C channels of one window of K inputs.
-void Dense(const Int8Dense& layer, std::span<const int8_t> in, std::span<int8_t> out) {
-  for (int o = 0; o < layer.outputs; ++o) {
-    const int8_t* w = &layer.weight[static_cast<size_t>(o) * layer.inputs];
-    int32_t acc = layer.bias[o];
-    for (int i = 0; i < layer.inputs; ++i) acc += int32_t{w[i]} * in[i];
-    const int64_t v = Requantize(acc, layer.mult[o], layer.shift[o]);
-    out[o] = static_cast<int8_t>(std::clamp<int64_t>(v, 0, 127));  // ReLU and int8
+// Layer l's inputs: the model's own (any int8), or the previous layer's ReLU outputs (0 .. 127).
+Int8Inputs InputsOf(size_t l) { return l == 0 ? Int8Inputs::kAny : Int8Inputs::kNonNegative; }
+
+// One position: the layer's C channels of one window of K inputs, a block of channels at a time
+// (the accumulators on the stack: no allocation).
+void Dense(const Int8Dense& layer, std::span<const int8_t> in, Int8Inputs kind,
+           std::span<int8_t> out) {
+  constexpr size_t kBlock = 64;
+  int32_t acc[kBlock];
+  const auto k = static_cast<size_t>(layer.inputs), c = static_cast<size_t>(layer.outputs);
+  for (size_t first = 0; first < c; first += kBlock) {
+    const size_t n = std::min(kBlock, c - first);
+    DotRows(&layer.weight[first * k], n, k, in.data(), kind, acc);
+    for (size_t j = 0; j < n; ++j) {
+      const size_t o = first + j;
+      const int64_t v = Requantize(acc[j] + layer.bias[o], layer.mult[o], layer.shift[o]);
+      out[o] = static_cast<int8_t>(std::clamp<int64_t>(v, 0, 127));  // ReLU and int8
+    }
   }
 }
 
 // Every position of a hidden layer (a dense layer has one), position-major.
-void Hidden(const Int8Dense& layer, std::span<const int8_t> in, std::span<int8_t> out) {
+void Hidden(const Int8Dense& layer, std::span<const int8_t> in, Int8Inputs kind,
+            std::span<int8_t> out) {
   const auto k = static_cast<size_t>(layer.inputs), c = static_cast<size_t>(layer.outputs);
   for (size_t p = 0; p < static_cast<size_t>(layer.positions); ++p) {
-    Dense(layer, in.subspan(p * layer.window_step(), k), out.subspan(p * c, c));
+    Dense(layer, in.subspan(p * layer.window_step(), k), kind, out.subspan(p * c, c));
   }
 }
 
@@ -150,12 +163,14 @@ int32_t Int8Mlp::RunLogitFrom(size_t first, std::span<const int8_t> input, Scrat
   std::span<const int8_t> in = input;
   for (size_t l = first; l + 1 < layers_.size(); ++l) {
     std::vector<int8_t>& out = (l % 2 == 0) ? scratch.a : scratch.b;
-    Hidden(layers_[l], in, out);
+    Hidden(layers_[l], in, InputsOf(l), out);
     in = std::span<const int8_t>(out.data(), static_cast<size_t>(layers_[l].total_outputs()));
   }
   const Int8Dense& last = layers_.back();
-  int32_t acc = last.bias[0];
-  for (int i = 0; i < last.inputs; ++i) acc += int32_t{last.weight[i]} * in[i];
+  int32_t acc = 0;
+  DotRows(last.weight.data(), 1, static_cast<size_t>(last.inputs), in.data(),
+          InputsOf(layers_.size() - 1), &acc);
+  acc += last.bias[0];
   return static_cast<int32_t>(std::clamp<int64_t>(Requantize(acc, last.mult[0], last.shift[0]),
                                                   -kLogitHalfRange, kLogitHalfRange - 1));
 }
@@ -165,7 +180,7 @@ uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {
 }
 
 void Int8Mlp::RunWindow(int l, std::span<const int8_t> window, std::span<int8_t> out) const {
-  Dense(layers_[static_cast<size_t>(l)], window, out);
+  Dense(layers_[static_cast<size_t>(l)], window, InputsOf(static_cast<size_t>(l)), out);
 }
 
 uint16_t Int8Mlp::RunFrom(int first, std::span<const int8_t> input, Scratch& scratch) const {

@@ -1,6 +1,7 @@
 // Int8Mlp: a stack of int8 dense layers with ReLU, ending in one logit and a sigmoid table: the
-// integer arithmetic specified in tools/train/vad_export.py, in plain loops (int32 accumulation,
-// per-channel requantisation by a Q31-style multiplier and shift, clamping). The logit's Q-format
+// integer arithmetic specified in tools/train/vad_export.py (int32 accumulation, per-channel
+// requantisation by a Q31-style multiplier and shift, clamping), its dot products those of
+// int8_dot.h (plain loops, or AVX2 where the CPU has it: the same integers). The logit's Q-format
 // and the table are the model file's (the VAD: Q6 logits, a plain sigmoid; the keyword spotter:
 // Q4 logits, sigmoid(logit / 4)). Immutable; callers own the scratch buffers, so one model serves
 // any number of sessions.
@@ -66,7 +67,8 @@ class Int8Mlp {
   // For streaming (a caller that keeps a convolution's outputs from one hop to the next):
   // hidden layer l at one position, its window of inputs K -> its C outputs;
   void RunWindow(int l, std::span<const int8_t> window, std::span<int8_t> out) const;
-  // and the score of the layers from `first` on, given layer first - 1's P * C outputs.
+  // and the score of the layers from `first` on, given layer first - 1's P * C outputs (0 .. 127,
+  // as RunWindow writes them).
   uint16_t RunFrom(int first, std::span<const int8_t> input, Scratch& scratch) const;
 
   int inputs() const { return layers_.front().total_inputs(); }  // the model's input size

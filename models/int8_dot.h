@@ -1,0 +1,26 @@
+// The int8 engine's one hot loop: the dot products of a layer's weight rows with one window of
+// inputs, int32 accumulation. Plain C++, and AVX2 kernels picked at run time when the CPU has
+// AVX2; both compute exact integer sums, so they give the same bits (tests check it).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace earshot::models {
+
+// What the inputs can hold: any int8 (a model's own inputs), or [0, 127] only (the outputs of a
+// hidden layer after ReLU), which lets AVX2 multiply 32 pairs per instruction instead of 16.
+enum class Int8Inputs { kAny, kNonNegative };
+
+// out[r] = sum_i w[r * k + i] * in[i] for r < rows. |sums| must stay below 2^31 (the model's
+// quantisation guarantees it: tools/train/vad_export.py asserts it on the calibration rows).
+void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
+             int32_t* out);
+
+// The plain C++ path and the AVX2 one (call only when Avx2Available()), for tests and benchmarks.
+void DotRowsPlain(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out);
+bool Avx2Available();
+void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
+                 int32_t* out);
+
+}  // namespace earshot::models
