@@ -70,6 +70,7 @@ LOGIT_Q = 4  # output logits in Q4 (+-64)
 TEMPERATURE = 4.0  # score = sigmoid(logit / 4): distinct Q15 scores up to a logit of about 41
 POS_WEIGHT = 20.0  # about 1 hop in 100 is a keyword end
 DROPOUT = 0.2  # the large model (only 208 keyword clips to learn from): less overfitting
+MINE_PROB = 0.05  # a negative hop is mined when sigmoid(float logit) reaches this
 
 
 def split_sources(data, dev, synth=None, synth_pos_frac=0.0, near_frac=0.0):
@@ -165,7 +166,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
         finished(1, mined, rows)
     for r in range(max(done - 1, 0), rounds):
         xm, ym = make_mining_set()
-        xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, 0.05)
+        xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, MINE_PROB)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
             "training on")
         del xm, ym
@@ -176,10 +177,49 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
     return mined, rows
 
 
+def read_miner(args):
+    """--large-from: the int8 large model in that file, checked against this run's input."""
+    path = args.large_from
+    try:
+        t = vad_export.read_tensors(path)
+        q = vad_export.mlp_from_tensors(t)
+    except (OSError, AssertionError, KeyError, ValueError) as e:
+        sys.exit(f"{path}: not a keyword model file ({type(e).__name__}: {e})")
+    expected = {"context": LARGE_CONTEXT, "kws_transform": tuple(args.transform),
+                "kws_noise_suppression": (1,) if args.noise_suppression else None}
+    for name, want in expected.items():
+        have = tuple(int(v) for v in t[name]) if name in t else None
+        if have != want:
+            sys.exit(f"{path}: its {name} is {have}, this run's is {want}")
+    return q
+
+
+def mine_with(q, args, mining_set, log):
+    """The hard negatives of --mine-rounds fresh mining streams that the int8 model q (as the
+    device runs it) scores at or above mine_hard_negatives' threshold, as (rows, targets)."""
+    logit = np.log(MINE_PROB / (1 - MINE_PROB))  # the float logit's threshold, on the Q15 score
+    min_q15 = int(np.ceil(32767 / (1 + np.exp(-logit / TEMPERATURE))))
+    mined = []
+    for r in range(args.mine_rounds):
+        xm, ym = mining_set()
+        hard = (ym == 0) & (vad_export.run_int(q, xm) >= min_q15)
+        log(f"hard negatives of {os.path.basename(args.large_from)}, round {r + 1}: {int(hard.sum())} of "
+            f"{int((ym == 0).sum())} mined hops score >= {min_q15 / 32767:.3f}")
+        mined.append((xm[hard], ym[hard]))
+    return np.concatenate([m[0] for m in mined]), np.concatenate([m[1] for m in mined])
+
+
 def prune_large(args, large, x, log):
     """The small model cut from the large one (structured pruning), its inputs' columns of x (None:
     all of them) and a maker of an untrained model of its shape."""
     hidden = ints(args.small_hidden)
+    if large is None:  # --large-from: only the shape (trained from scratch)
+        kernel, stride, _ = ints(args.conv)
+        channels = int(args.small_channels)
+        log(f"small: {channels} channels (the large model's shape, pruned), MLP hidden {hidden}")
+        make = lambda: kws_model.ConvMlp(len(LARGE_CONTEXT), kws_input.POOLED, kernel, stride,  # noqa: E731
+                                         channels, hidden)
+        return None, None, make
     if isinstance(large, kws_model.ConvMlp):
         channels = int(args.small_channels)
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
@@ -245,7 +285,7 @@ def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
 
 def large_run_args(args):
     """The options the large model's stages depend on: a resumed run must have the same."""
-    elsewhere = {"out", "log", "earshot", "ablation_dir", "checkpoint"}  # and every small_* one
+    elsewhere = {"out", "log", "earshot", "ablation_dir", "checkpoint", "large_from"}  # and every small_* one
     return {k: v for k, v in vars(args).items() if k not in elsewhere and not k.startswith("small_")}
 
 
@@ -257,7 +297,13 @@ def main():
     p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
-    p.add_argument("--log", default=os.path.join(root, "models", "kws", "computer_train.log"))
+    p.add_argument("--log", help="the training log (default: models/kws/computer_train.log; with "
+                                 "--large-from, computer_small_train.log)")
+    p.add_argument("--large-from", metavar="FILE",
+                   help="train only the small model: the large model in FILE (one this script wrote, "
+                        "e.g. the bundled one) mines the hard negatives it starts from, --mine-rounds "
+                        "rounds of fresh mining streams (no --checkpoint, --ablation-dir or "
+                        "--small-from distilled: they need the large model in training)")
     p.add_argument("--conv", default="5,2,80",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
@@ -312,11 +358,18 @@ def main():
                         "a run given an existing FILE goes on after its last stage, to the same bytes "
                         "as a run never stopped (the small model's options may differ)")
     args = p.parse_args()
+    if args.large_from and (args.checkpoint or args.ablation_dir or args.small_from != "scratch"):
+        p.error("--large-from trains the small model from scratch: no --checkpoint, --ablation-dir "
+                "or --small-from distilled")
+    if args.log is None:
+        name = "computer_small_train.log" if args.large_from else "computer_train.log"
+        args.log = os.path.join(root, "models", "kws", name)
     # Every output's directory now, not after hours of training.
     for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)] + \
             ([args.ablation_dir] if args.ablation_dir else []):
         os.makedirs(d, exist_ok=True)
     torch.set_num_threads(1)
+    miner = read_miner(args) if args.large_from else None  # refused now, not after the first draws
     run_state = checkpoint.Checkpoint(args.checkpoint, large_run_args(args))
     log = open_log(args.log, run_state.log_text)
     setup_log = log if not run_state.stage else lambda _: None  # a resumed log has these lines
@@ -358,6 +411,12 @@ def main():
         log("negative streams to mine:")
         return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
+    if args.large_from:
+        mined = mine_with(miner, args, mining_set, log)
+        x, y = np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]])
+        small, _, xs, dev_small = train_small(args, None, x, y, mined, train_set, mining_set, dev, log)
+        export(args.small_out, small, LARGE_CONTEXT, args, xs[y >= 0][::11], log, dev_small, "small")
+        return
     large = make_large(args, x.shape[1], setup_log)
     if run_state.stage:
         run_state.restore(large, rng)

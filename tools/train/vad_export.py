@@ -105,11 +105,14 @@ def run_int(q, x, batch=4096):
 
 
 def run_int_batch(q, x):
+    # The products in float64 (BLAS, not numpy's integer loops): exact, for every partial sum is an
+    # integer far below 2^53 (the int32 accumulator's range is asserted below).
     a = x.astype(np.int64)
     for i, layer in enumerate(q["layers"]):
         conv = layer.get("conv")
-        acc = windows(a, None if conv is None else tuple(int(v) for v in conv)) @ \
-            layer["weight"].astype(np.int64).T + layer["bias"].astype(np.int64)
+        products = windows(a, None if conv is None else tuple(int(v) for v in conv)).astype(np.float64) @ \
+            layer["weight"].astype(np.float64).T
+        acc = products.astype(np.int64) + layer["bias"].astype(np.int64)
         assert np.abs(acc).max() < 2 ** 31, "int32 accumulator overflow"
         out = requantize(acc, layer["mult"].astype(np.int64), layer["shift"].astype(np.int64))
         if i < len(q["layers"]) - 1:
