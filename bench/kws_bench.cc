@@ -9,6 +9,7 @@
 #include "audio/frame_source.h"
 #include "features/front_end.h"
 #include "models/context_stack.h"
+#include "models/int8_dot.h"
 #include "models/kws/kws.h"
 
 namespace earshot::kws {
@@ -96,6 +97,36 @@ void BM_FrontEndPlusKws(benchmark::State& state, const std::string& model_path) 
 }
 BENCHMARK_CAPTURE(BM_FrontEndPlusKws, large, kLarge);
 BENCHMARK_CAPTURE(BM_FrontEndPlusKws, small, kSmall);
+
+// The int8 engine's dot products (models/int8_dot.h) on the large model's own layers, plain loop
+// against AVX2 in the same run: one hop's convolution window (any int8 inputs) or its dense layer
+// over every position (ReLU outputs).
+void BM_DotRows(benchmark::State& state, size_t layer, bool avx2) {
+  if (avx2 && !models::Avx2Available()) {
+    state.SkipWithError("no AVX2 on this CPU");
+    return;
+  }
+  const auto model = *KwsModel::Load(kLarge, features::FrontEndConfig{});
+  const models::Int8Dense& l = model->mlp().layers()[layer];
+  const auto k = static_cast<size_t>(l.inputs), rows = static_cast<size_t>(l.outputs);
+  const auto kind = layer == 0 ? models::Int8Inputs::kAny : models::Int8Inputs::kNonNegative;
+  std::vector<int8_t> in(k);
+  for (size_t i = 0; i < k; ++i) in[i] = static_cast<int8_t>(layer == 0 ? i % 88 - 24 : i % 128);
+  std::vector<int32_t> out(rows);
+  for (auto _ : state) {
+    if (avx2) {
+      models::DotRowsAvx2(l.weight.data(), rows, k, in.data(), kind, out.data());
+    } else {
+      models::DotRowsPlain(l.weight.data(), rows, k, in.data(), out.data());
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["macs"] = static_cast<double>(rows * k);
+}
+BENCHMARK_CAPTURE(BM_DotRows, large_conv_plain, 0, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv_avx2, 0, true);
+BENCHMARK_CAPTURE(BM_DotRows, large_dense_plain, 1, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_dense_avx2, 1, true);
 
 }  // namespace
 }  // namespace earshot::kws
