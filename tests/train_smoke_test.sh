@@ -45,11 +45,24 @@ for case in "--seed 7|$tmp/kws.checkpoint: a checkpoint of a run with other opti
   fi
   grep -qF "${case#*|}" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
 done
-for size in kws kws_small; do
+# The small model alone, its first hard negatives mined by the large model file just written.
+/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+  --streams 4 --epochs 1 --mine-rounds 1 --small-fresh --small-mine-rounds 1 "${synth[@]}" \
+  --transform 8,7,-64,63 --noise-suppression --large-from "$tmp/kws.eshm" \
+  --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
+grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
+# A large model of another input transform is refused before any training, naming the file.
+if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+     --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
+     2> "$tmp/refused.txt"; then
+  echo "FAIL: train_kws.py --large-from a model of another transform was not refused"; exit 1
+fi
+grep -qF "$tmp/kws.eshm: its kws_transform is (8, 7, -64, 63)" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
+for size in kws kws_small kws_from_large; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"
   EARSHOT_KWS_MODEL="$tmp/$size.eshm" EARSHOT_KWS_VECTORS="$tmp/${size}_vectors.txt" \
     "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
   "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
-echo "5 passed, 0 failed"
+echo "7 passed, 0 failed"

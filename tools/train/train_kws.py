@@ -12,6 +12,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
+           [--large-from FILE] [--log FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the models before: --conv 5,2,64 --small-channels 24; the previous conv models: those and
 --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
@@ -39,6 +40,10 @@ included): better on the README's 10.2 h evaluation than the pruned weights fine
 large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
 its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's variants).
+--large-from FILE trains the small model alone, from a large model file instead of the large
+model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds of fresh negative
+streams for the hard negatives the small model starts from (in place of the rows mined while the
+large model trained); with --small-fresh, then the small model's own rounds.
 Outputs: Q4 logits, score = sigmoid(logit / 4).
 Seeded: the same data give the same models. A run of hours can keep its state after each stage of
 the large model (--checkpoint FILE: the first epochs, then each mining round) and, stopped, go on
@@ -358,9 +363,10 @@ def main():
                         "a run given an existing FILE goes on after its last stage, to the same bytes "
                         "as a run never stopped (the small model's options may differ)")
     args = p.parse_args()
-    if args.large_from and (args.checkpoint or args.ablation_dir or args.small_from != "scratch"):
-        p.error("--large-from trains the small model from scratch: no --checkpoint, --ablation-dir "
-                "or --small-from distilled")
+    if args.large_from and (args.checkpoint or args.ablation_dir or args.small_from != "scratch" or
+                            args.conv == "none"):
+        p.error("--large-from trains a convolutional small model from scratch: no --checkpoint, "
+                "--ablation-dir, --small-from distilled or --conv none")
     if args.log is None:
         name = "computer_small_train.log" if args.large_from else "computer_train.log"
         args.log = os.path.join(root, "models", "kws", name)
