@@ -1,6 +1,8 @@
 #include "models/int8_dot.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 namespace earshot::models {
 namespace {
@@ -10,6 +12,8 @@ int32_t DotPlain(const int8_t* w, size_t k, const int8_t* in) {
   for (size_t i = 0; i < k; ++i) acc += int32_t{w[i]} * in[i];
   return acc;
 }
+
+#if defined(__x86_64__)
 
 __attribute__((target("avx2"))) int32_t SumLanes(__m256i v) {
   __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
@@ -72,17 +76,21 @@ void Rows(const int8_t* w, size_t k, const int8_t* in, Int8Inputs kind, int32_t*
   }
 }
 
+#endif  // __x86_64__
+
 const bool kAvx2 = Avx2Available();
 
 }  // namespace
 
+void DotRowsPlain(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+  for (size_t r = 0; r < rows; ++r) out[r] = DotPlain(w + r * k, k, in);
+}
+
+#if defined(__x86_64__)
+
 bool Avx2Available() {
   __builtin_cpu_init();  // kAvx2 is set before libgcc's own constructor may have run
   return __builtin_cpu_supports("avx2");
-}
-
-void DotRowsPlain(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
-  for (size_t r = 0; r < rows; ++r) out[r] = DotPlain(w + r * k, k, in);
 }
 
 void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
@@ -92,6 +100,17 @@ void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8I
   for (; r + kGroup <= rows; r += kGroup) Rows<kGroup>(w + r * k, k, in, kind, out + r);
   for (; r < rows; ++r) Rows<1>(w + r * k, k, in, kind, out + r);
 }
+
+#else  // other CPUs: the plain loop (a NEON kernel would go here)
+
+bool Avx2Available() { return false; }
+
+void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs,
+                 int32_t* out) {
+  DotRowsPlain(w, rows, k, in, out);
+}
+
+#endif
 
 void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
              int32_t* out) {

@@ -17,7 +17,8 @@ enum class Int8Inputs { kAny, kNonNegative };
 void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
              int32_t* out);
 
-// The plain C++ path and the AVX2 one (call only when Avx2Available()), for tests and benchmarks.
+// The plain C++ path and the AVX2 one (call only when Avx2Available(); built as the plain loop
+// for CPUs other than x86-64), for tests and benchmarks.
 void DotRowsPlain(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out);
 bool Avx2Available();
 void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
