@@ -111,7 +111,10 @@ void BM_DotRows(benchmark::State& state, size_t layer, bool avx2) {
   const auto k = static_cast<size_t>(l.inputs), rows = static_cast<size_t>(l.outputs);
   const auto kind = layer == 0 ? models::Int8Inputs::kAny : models::Int8Inputs::kNonNegative;
   std::vector<int8_t> in(k);
-  for (size_t i = 0; i < k; ++i) in[i] = static_cast<int8_t>(layer == 0 ? i % 88 - 24 : i % 128);
+  for (size_t i = 0; i < k; ++i) {  // the model inputs' range -24 .. 63, or ReLU outputs 0 .. 127
+    const int v = static_cast<int>(i % 128);
+    in[i] = static_cast<int8_t>(layer == 0 ? v % 88 - 24 : v);
+  }
   std::vector<int32_t> out(rows);
   for (auto _ : state) {
     if (avx2) {

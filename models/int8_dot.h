@@ -12,8 +12,8 @@ namespace earshot::models {
 // hidden layer after ReLU), which lets AVX2 multiply 32 pairs per instruction instead of 16.
 enum class Int8Inputs { kAny, kNonNegative };
 
-// out[r] = sum_i w[r * k + i] * in[i] for r < rows. |sums| must stay below 2^31 (the model's
-// quantisation guarantees it: tools/train/vad_export.py asserts it on the calibration rows).
+// out[r] = sum_i w[r * k + i] * in[i] for r < rows: exact for any int8 values while
+// k * 128 * 128 < 2^31, i.e. k < 2^17 (the large keyword model's widest row: 2080).
 void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
              int32_t* out);
 

@@ -172,7 +172,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
     for r in range(max(done - 1, 0), rounds):
         xm, ym = make_mining_set()
         xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, MINE_PROB)
-        log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= 0.05; "
+        log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= {MINE_PROB}; "
             "training on")
         del xm, ym
         mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
@@ -218,19 +218,17 @@ def prune_large(args, large, x, log):
     """The small model cut from the large one (structured pruning), its inputs' columns of x (None:
     all of them) and a maker of an untrained model of its shape."""
     hidden = ints(args.small_hidden)
-    if large is None:  # --large-from: only the shape (trained from scratch)
-        kernel, stride, _ = ints(args.conv)
+    if args.conv != "none":
+        kernel, stride, _ = ints(args.conv)  # the large model's (make_large), channels cut
         channels = int(args.small_channels)
-        log(f"small: {channels} channels (the large model's shape, pruned), MLP hidden {hidden}")
         make = lambda: kws_model.ConvMlp(len(LARGE_CONTEXT), kws_input.POOLED, kernel, stride,  # noqa: E731
                                          channels, hidden)
-        return None, None, make
-    if isinstance(large, kws_model.ConvMlp):
-        channels = int(args.small_channels)
+        if large is None:  # --large-from: only the shape (trained from scratch)
+            log(f"small: {channels} channels (the large model's shape, pruned), MLP hidden {hidden}")
+            return None, None, make
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
         log(f"small: the large model's {channels} most important channels, MLP hidden {hidden}")
-        return small, None, lambda: kws_model.ConvMlp(large.frames, large.width, large.kernel,
-                                                      large.stride, channels, hidden)
+        return small, None, make
     frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
     small, cols = kws_model.prune(large, x, INPUT_SCALE, frame_keep, kws_input.POOLED, hidden)
     log(f"small: {len(SMALL_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
