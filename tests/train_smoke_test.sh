@@ -51,6 +51,12 @@ done
   --transform 8,7,-64,63 --noise-suppression --large-from "$tmp/kws.eshm" \
   --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
 grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
+# The large model on from that file's weights (dequantised): its scores stay the int8 ones'.
+/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+  --streams 4 --epochs 1 --mine-rounds 1 "${synth[@]}" --transform 8,7,-64,63 --noise-suppression \
+  --large-init "$tmp/kws.eshm" --out "$tmp/kws_more.eshm" --log "$tmp/more.log"
+gap=$(sed -n "s|^large: the weights of $tmp/kws.eshm (dev scores within \([0-9.]*\) of its int8 ones).*|\1|p" "$tmp/more.log")
+awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.05) }' || { echo "FAIL: dequantised scores off by '$gap'"; exit 1; }
 # A large model of another input transform is refused before any training, naming the file.
 if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
      --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
@@ -58,11 +64,11 @@ if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$b
   echo "FAIL: train_kws.py --large-from a model of another transform was not refused"; exit 1
 fi
 grep -qF "$tmp/kws.eshm: its kws_transform is (8, 7, -64, 63)" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
-for size in kws kws_small kws_from_large; do
+for size in kws kws_small kws_from_large kws_more; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"
   EARSHOT_KWS_MODEL="$tmp/$size.eshm" EARSHOT_KWS_VECTORS="$tmp/${size}_vectors.txt" \
     "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
   "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
-echo "7 passed, 0 failed"
+echo "8 passed, 0 failed"

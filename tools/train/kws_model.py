@@ -148,6 +148,37 @@ def weights(model):
     return [as_np(m) for m in model if isinstance(m, torch.nn.Linear)]
 
 
+def load_int8(model, q, input_scale, logit_q):
+    """Sets a ConvMlp's float weights from the int8 model q of its shape (vad_export's form): its
+    weights dequantised. The file holds each layer's s_w * s_in / s_out (mult / 2^shift), not the
+    hidden layers' output scales s_out; a ReLU network computes the same function when a hidden
+    layer's outputs are scaled by c > 0 and the next layer's weights by 1 / c, so each s_out is
+    chosen to give every layer the same weight norm (where weight decay drives a trained network).
+    The float logits are then the int8 ones but for rounding."""
+    layers = q["layers"]
+    linears = [model.patch] + [m for m in model.head if isinstance(m, torch.nn.Linear)]
+    assert len(linears) == len(layers) and all(
+        tuple(m.weight.shape) == layer["weight"].shape for m, layer in zip(linears, layers)), \
+        "the int8 model's layers differ from this model's"
+    ratio = [layer["mult"].astype(np.float64) / 2.0 ** layer["shift"] for layer in layers]
+    # With every s_out = 1 (the last: the logit's Q format), layer l's weights are w_q * ratio * s_out[l] / s_in[l].
+    s_out = [1.0] * (len(layers) - 1) + [1.0 / 2 ** logit_q]
+    s_in = [input_scale] + s_out[:-1]
+    norms = [np.linalg.norm(layer["weight"] * (r * s_out[i] / s_in[i])[:, None])
+             for i, (layer, r) in enumerate(zip(layers, ratio))]
+    # Layer l's norm scales by c[l] / c[l - 1] (c[-1] = 1, the last layer's fixed): equal norms.
+    target = np.exp(np.mean(np.log(norms)))
+    c = np.cumprod([target / n for n in norms])
+    s_out = [s * ci for s, ci in zip(s_out[:-1], c[:-1])] + [s_out[-1]]
+    s_in = [input_scale] + s_out[:-1]
+    with torch.no_grad():
+        for i, (m, layer, r) in enumerate(zip(linears, layers, ratio)):
+            s_w = r * s_out[i] / s_in[i]
+            m.weight.copy_(torch.from_numpy(layer["weight"] * s_w[:, None]))
+            m.bias.copy_(torch.from_numpy(layer["bias"] * s_w * s_in[i]))
+    return model
+
+
 def prune(model, x, input_scale, frame_keep, band_count, hidden_keep):
     """A smaller MLP cut from `model`: the input frames at positions frame_keep (whole frames of
     band_count inputs) and, per hidden layer, the hidden_keep[l] units of largest importance (mean

@@ -12,7 +12,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
-           [--large-from FILE] [--log FILE]
+           [--large-from FILE] [--large-init FILE] [--log FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the models before: --conv 5,2,64 --small-channels 24; the previous conv models: those and
 --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
@@ -44,6 +44,9 @@ its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's 
 model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds of fresh negative
 streams for the hard negatives the small model starts from (in place of the rows mined while the
 large model trained); with --small-fresh, then the small model's own rounds.
+--large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
+float scores are the file's but for rounding): --mine-rounds more rounds of mining its own false
+accepts, each followed by --mine-epochs epochs on new streams, without the first --epochs.
 Outputs: Q4 logits, score = sigmoid(logit / 4).
 Seeded: the same data give the same models. A run of hours can keep its state after each stage of
 the large model (--checkpoint FILE: the first epochs, then each mining round) and, stopped, go on
@@ -103,9 +106,11 @@ class Dev:
         self.x = columns(x, context_cols)
         self.y = y
 
+    def float_scores(self, model):
+        return 1 / (1 + np.exp(-kws_model.logits(model, self.x, INPUT_SCALE) / TEMPERATURE))
+
     def float_metrics(self, model):
-        p = 1 / (1 + np.exp(-kws_model.logits(model, self.x, INPUT_SCALE) / TEMPERATURE))
-        return self.describe(p)
+        return self.describe(self.float_scores(model))
 
     def int_metrics(self, q):
         return self.describe(vad_export.run_int(q, self.x).astype(np.float64))
@@ -182,9 +187,8 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
     return mined, rows
 
 
-def read_miner(args):
-    """--large-from: the int8 large model in that file, checked against this run's input."""
-    path = args.large_from
+def read_large(path, args):
+    """The int8 large model in path (--large-from, --large-init), checked against this run's input."""
     try:
         t = vad_export.read_tensors(path)
         q = vad_export.mlp_from_tensors(t)
@@ -301,12 +305,17 @@ def main():
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", help="the training log (default: models/kws/computer_train.log; with "
-                                 "--large-from, computer_small_train.log)")
+                                 "--large-from, computer_small_train.log; with --large-init, "
+                                 "computer_more_train.log)")
     p.add_argument("--large-from", metavar="FILE",
                    help="train only the small model: the large model in FILE (one this script wrote, "
                         "e.g. the bundled one) mines the hard negatives it starts from, --mine-rounds "
                         "rounds of fresh mining streams (no --checkpoint, --ablation-dir or "
                         "--small-from distilled: they need the large model in training)")
+    p.add_argument("--large-init", metavar="FILE",
+                   help="train only the large model, on from the weights of the large model in FILE "
+                        "(one this script wrote, dequantised): --mine-rounds more rounds of mining "
+                        "its false accepts, no first epochs")
     p.add_argument("--conv", default="5,2,80",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
@@ -365,15 +374,21 @@ def main():
                             args.conv == "none"):
         p.error("--large-from trains a convolutional small model from scratch: no --checkpoint, "
                 "--ablation-dir, --small-from distilled or --conv none")
+    if args.large_init and (args.large_from or args.ablation_dir or args.conv == "none"):
+        p.error("--large-init trains the convolutional large model alone: no --large-from, "
+                "--ablation-dir or --conv none")
     if args.log is None:
-        name = "computer_small_train.log" if args.large_from else "computer_train.log"
+        name = ("computer_small_train.log" if args.large_from else
+                "computer_more_train.log" if args.large_init else "computer_train.log")
         args.log = os.path.join(root, "models", "kws", name)
     # Every output's directory now, not after hours of training.
     for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)] + \
             ([args.ablation_dir] if args.ablation_dir else []):
         os.makedirs(d, exist_ok=True)
     torch.set_num_threads(1)
-    miner = read_miner(args) if args.large_from else None  # refused now, not after the first draws
+    # Model files are refused now, not after the first draws.
+    miner = read_large(args.large_from, args) if args.large_from else None
+    init = read_large(args.large_init, args) if args.large_init else None
     run_state = checkpoint.Checkpoint(args.checkpoint, large_run_args(args))
     log = open_log(args.log, run_state.log_text)
     setup_log = log if not run_state.stage else lambda _: None  # a resumed log has these lines
@@ -424,14 +439,22 @@ def main():
     large = make_large(args, x.shape[1], setup_log)
     if run_state.stage:
         run_state.restore(large, rng)
+    elif init is not None:
+        kws_model.load_int8(large, init, INPUT_SCALE, LOGIT_Q)
+        gap = np.abs(dev.float_scores(large) - vad_export.run_int(init, dev.x) / 32767).max()
+        log(f"large: the weights of {args.large_init} (dev scores within {gap:.4f} of its int8 ones), "
+            f"{dev.float_metrics(large)}; its mining rounds only")
+    done = run_state.stage or (1 if init is not None else 0)  # --large-init: no first epochs
 
     def finished(stage, mined, rows):
         with open(args.log) as f:
             run_state.save(stage, large, rng, f.read(), rows=rows, dev=(xd, yd), mined=mined)
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set, mined,
-                                dev, log, done=run_state.stage, finished=finished)
+                                dev, log, done=done, finished=finished)
     calibration = x[y >= 0][::11]
     export(args.out, large, LARGE_CONTEXT, args, calibration, log, dev, "large")
+    if init is not None:
+        return
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
     small_context = LARGE_CONTEXT if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
