@@ -203,16 +203,17 @@ def read_large(path, args):
     return q
 
 
-def mine_with(q, args, mining_set, log):
-    """The hard negatives of --mine-rounds fresh mining streams that the int8 model q (as the
-    device runs it) scores at or above mine_hard_negatives' threshold, as (rows, targets)."""
+def mine_with(q, path, args, mining_set, log):
+    """The hard negatives of --mine-rounds fresh mining streams that the int8 model q of the file
+    path (as the device runs it) scores at or above mine_hard_negatives' threshold, as (rows,
+    targets)."""
     logit = np.log(MINE_PROB / (1 - MINE_PROB))  # the float logit's threshold, on the Q15 score
     min_q15 = int(np.ceil(32767 / (1 + np.exp(-logit / TEMPERATURE))))
     mined = []
     for r in range(args.mine_rounds):
         xm, ym = mining_set()
         hard = (ym == 0) & (vad_export.run_int(q, xm) >= min_q15)
-        log(f"hard negatives of {os.path.basename(args.large_from)}, round {r + 1}: {int(hard.sum())} of "
+        log(f"hard negatives of {os.path.basename(path)}, round {r + 1}: {int(hard.sum())} of "
             f"{int((ym == 0).sum())} mined hops score >= {min_q15 / 32767:.3f}")
         mined.append((xm[hard], ym[hard]))
     return np.concatenate([m[0] for m in mined]), np.concatenate([m[1] for m in mined])
@@ -431,7 +432,7 @@ def main():
         return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
     if args.large_from:
-        mined = mine_with(miner, args, mining_set, log)
+        mined = mine_with(miner, args.large_from, args, mining_set, log)
         x, y = np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]])
         small, _, xs, dev_small = train_small(args, None, x, y, mined, train_set, mining_set, dev, log)
         export(args.small_out, small, LARGE_CONTEXT, args, xs[y >= 0][::11], log, dev_small, "small")
@@ -444,6 +445,8 @@ def main():
         gap = np.abs(dev.float_scores(large) - vad_export.run_int(init, dev.x) / 32767).max()
         log(f"large: the weights of {args.large_init} (dev scores within {gap:.4f} of its int8 ones), "
             f"{dev.float_metrics(large)}; its mining rounds only")
+        mined = mine_with(init, args.large_init, args, mining_set, log)  # what it learnt not to accept
+        x, y = np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]])
     done = run_state.stage or (1 if init is not None else 0)  # --large-init: no first epochs
 
     def finished(stage, mined, rows):
