@@ -45,8 +45,9 @@ model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds 
 streams for the hard negatives the small model starts from (in place of the rows mined while the
 large model trained); with --small-fresh, then the small model's own rounds.
 --large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
-float scores are the file's but for rounding): --mine-rounds more rounds of mining its own false
-accepts, each followed by --mine-epochs epochs on new streams, without the first --epochs.
+float scores are the file's but for rounding), without the first --epochs: FILE mines its hard
+negatives as with --large-from, then --mine-rounds more rounds of mining the model's own false
+accepts follow, each with --mine-epochs epochs on new streams.
 Outputs: Q4 logits, score = sigmoid(logit / 4).
 Seeded: the same data give the same models. A run of hours can keep its state after each stage of
 the large model (--checkpoint FILE: the first epochs, then each mining round) and, stopped, go on
@@ -315,8 +316,9 @@ def main():
                         "--small-from distilled: they need the large model in training)")
     p.add_argument("--large-init", metavar="FILE",
                    help="train only the large model, on from the weights of the large model in FILE "
-                        "(one this script wrote, dequantised): --mine-rounds more rounds of mining "
-                        "its false accepts, no first epochs")
+                        "(one this script wrote, dequantised): FILE mines its hard negatives as with "
+                        "--large-from, then --mine-rounds more rounds of mining its own false "
+                        "accepts; no first epochs")
     p.add_argument("--conv", default="5,2,80",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
