@@ -161,7 +161,8 @@ def load_int8(model, q, input_scale, logit_q):
         tuple(m.weight.shape) == layer["weight"].shape for m, layer in zip(linears, layers)), \
         "the int8 model's layers differ from this model's"
     ratio = [layer["mult"].astype(np.float64) / 2.0 ** layer["shift"] for layer in layers]
-    # With every s_out = 1 (the last: the logit's Q format), layer l's weights are w_q * ratio * s_out[l] / s_in[l].
+    # With every hidden s_out = 1 (the last: the logit's Q format), layer l's weights are
+    # w_q * ratio * s_out[l] / s_in[l].
     s_out = [1.0] * (len(layers) - 1) + [1.0 / 2 ** logit_q]
     s_in = [input_scale] + s_out[:-1]
     norms = [np.linalg.norm(layer["weight"] * (r * s_out[i] / s_in[i])[:, None])
