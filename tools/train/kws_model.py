@@ -160,23 +160,23 @@ def load_int8(model, q, input_scale, logit_q):
     assert len(linears) == len(layers) and all(
         tuple(m.weight.shape) == layer["weight"].shape for m, layer in zip(linears, layers)), \
         "the int8 model's layers differ from this model's"
-    ratio = [layer["mult"].astype(np.float64) / 2.0 ** layer["shift"] for layer in layers]
-    # With every hidden s_out = 1 (the last: the logit's Q format), layer l's weights are
-    # w_q * ratio * s_out[l] / s_in[l].
+    # Every hidden s_out = 1 first (the last: the logit's Q format): then layer l's weights are
+    # w_q * s_w, s_w = ratio * s_out[l] / s_in[l], and its biases b_q * s_w * s_in[l].
     s_out = [1.0] * (len(layers) - 1) + [1.0 / 2 ** logit_q]
     s_in = [input_scale] + s_out[:-1]
-    norms = [np.linalg.norm(layer["weight"] * (r * s_out[i] / s_in[i])[:, None])
-             for i, (layer, r) in enumerate(zip(layers, ratio))]
-    # Layer l's norm scales by c[l] / c[l - 1] (c[-1] = 1, the last layer's fixed): equal norms.
-    target = np.exp(np.mean(np.log(norms)))
-    c = np.cumprod([target / n for n in norms])
-    s_out = [s * ci for s, ci in zip(s_out[:-1], c[:-1])] + [s_out[-1]]
-    s_in = [input_scale] + s_out[:-1]
+    s_w = [layer["mult"] / 2.0 ** layer["shift"] * s_out[i] / s_in[i] for i, layer in enumerate(layers)]
+    w = [layer["weight"] * s[:, None] for layer, s in zip(layers, s_w)]
+    b = [layer["bias"] * s * si for layer, s, si in zip(layers, s_w, s_in)]
+    # Scaling hidden layer l's outputs by c[l] scales its weights by c[l] / c[l - 1] and its biases
+    # by c[l]; the last layer's c is 1 (its output scale is fixed): equal norms.
+    norms = [np.linalg.norm(wl) for wl in w]
+    c = np.cumprod([np.exp(np.mean(np.log(norms))) / n for n in norms])
+    c[-1] = 1.0
+    c_before = np.concatenate([[1.0], c[:-1]])
     with torch.no_grad():
-        for i, (m, layer, r) in enumerate(zip(linears, layers, ratio)):
-            s_w = r * s_out[i] / s_in[i]
-            m.weight.copy_(torch.from_numpy(layer["weight"] * s_w[:, None]))
-            m.bias.copy_(torch.from_numpy(layer["bias"] * s_w * s_in[i]))
+        for m, wl, bl, cl, cb in zip(linears, w, b, c, c_before):
+            m.weight.copy_(torch.from_numpy(wl * (cl / cb)))
+            m.bias.copy_(torch.from_numpy(bl * cl))
     return model
 
 

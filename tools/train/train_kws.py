@@ -220,6 +220,13 @@ def mine_with(q, path, args, mining_set, log):
     return np.concatenate([m[0] for m in mined]), np.concatenate([m[1] for m in mined])
 
 
+def start_from_file(q, path, x, y, args, mining_set, log):
+    """--large-from, --large-init: the hard negatives the model file path (q) mines (mine_with), and
+    the first training rows x, y with them. Returns (mined, (x, y))."""
+    mined = mine_with(q, path, args, mining_set, log)
+    return mined, (np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]]))
+
+
 def prune_large(args, large, x, log):
     """The small model cut from the large one (structured pruning), its inputs' columns of x (None:
     all of them) and a maker of an untrained model of its shape."""
@@ -434,8 +441,7 @@ def main():
         return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8)
     dev = Dev(xd, yd)
     if args.large_from:
-        mined = mine_with(miner, args.large_from, args, mining_set, log)
-        x, y = np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]])
+        mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)
         small, _, xs, dev_small = train_small(args, None, x, y, mined, train_set, mining_set, dev, log)
         export(args.small_out, small, LARGE_CONTEXT, args, xs[y >= 0][::11], log, dev_small, "small")
         return
@@ -444,11 +450,12 @@ def main():
         run_state.restore(large, rng)
     elif init is not None:
         kws_model.load_int8(large, init, INPUT_SCALE, LOGIT_Q)
-        gap = np.abs(dev.float_scores(large) - vad_export.run_int(init, dev.x) / 32767).max()
+        scores = dev.float_scores(large)
+        gap = np.abs(scores - vad_export.run_int(init, dev.x) / 32767).max()
         log(f"large: the weights of {args.large_init} (dev scores within {gap:.4f} of its int8 ones), "
-            f"{dev.float_metrics(large)}; its mining rounds only")
-        mined = mine_with(init, args.large_init, args, mining_set, log)  # what it learnt not to accept
-        x, y = np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]])
+            f"{dev.describe(scores)}; its mining rounds only")
+        # What it learnt not to accept.
+        mined, (x, y) = start_from_file(init, args.large_init, x, y, args, mining_set, log)
     done = run_state.stage or (1 if init is not None else 0)  # --large-init: no first epochs
 
     def finished(stage, mined, rows):
