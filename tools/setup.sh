@@ -2,9 +2,11 @@
 # Installs every Debian package earshot needs (a no-op when all are there), then configures and
 # builds into build/. Works as root on a fresh Debian 12 machine, or through sudo.
 # Usage: tools/setup.sh [--training] [--no-build]
-#   --training  also install PyTorch for tools/train, matplotlib for the evaluation's DET plots and
-#               the speech synthesisers of the keyword spotter's synthetic data
-#               (python3-torch, python3-matplotlib, espeak-ng, flite)
+#   --training  also install PyTorch for tools/train with OpenBLAS under it (Debian's torch calls
+#               the system BLAS, by default the reference one: eight times slower here),
+#               matplotlib for the evaluation's DET plots and the speech synthesisers of the
+#               keyword spotter's synthetic data
+#               (python3-torch, libopenblas0-serial, python3-matplotlib, espeak-ng, flite)
 #   --no-build  install packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +28,7 @@ packages=(
 build=1
 for arg in "$@"; do
   case "$arg" in
-    --training) packages+=(python3-torch python3-matplotlib espeak-ng flite) ;;
+    --training) packages+=(python3-torch libopenblas0-serial python3-matplotlib espeak-ng flite) ;;
     --no-build) build=0 ;;
     *) echo "setup.sh: unknown argument $arg (expected --training, --no-build)" >&2; exit 2 ;;
   esac
