@@ -88,9 +88,10 @@ def positive_kind(rng, sources):
     return "spos" if sources.synth_pos_frac and rng.uniform() < sources.synth_pos_frac else "pos"
 
 
-def build_stream(rng, sources, rirs, noise, n_pos, n_neg):
+def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0):
     """Clips in random order with 0.1-0.8 s gaps; speech negatives half the time (of those not
-    synthetic; `sources.speech_frac`); noise at 0-20 dB SNR on 80% of the streams."""
+    synthetic; `sources.speech_frac`); noise at 0-20 dB SNR on 80% of the streams. With start_cut,
+    that share of the streams starts 0-2 s later (cut_start)."""
     kinds = ([positive_kind(rng, sources) for _ in range(n_pos)] +
              [negative_kind(rng, sources) for _ in range(n_neg)])
     rng.shuffle(kinds)
@@ -106,18 +107,30 @@ def build_stream(rng, sources, rirs, noise, n_pos, n_neg):
     if rng.uniform() < 0.8 and active_power(s) > 0:
         snr = rng.uniform(0, 20)
         s = s + noise.sample(len(s)) * np.sqrt(active_power(s) / 10 ** (snr / 10))
+    if start_cut and rng.uniform() < start_cut:
+        s, y = cut_start(s, y, int(rng.uniform(0, 2) * 100))
+    return s, y
+
+
+def cut_start(s, y, hops):
+    """The stream from `hops` on, so that it may begin inside a clip, as a recording or the
+    device's first audio does (the network's window then reaches back before the first frame).
+    A keyword cut into is not scored: what is left of it is no keyword."""
+    s, y = s[hops * audio_io.HOP:], y[hops:].copy()
+    rest = np.flatnonzero(y == 0)
+    y[:rest[0] if len(rest) else len(y)] = -1
     return s, y
 
 
 def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=3, n_neg=6,
-             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=()):
-    """Model inputs (int8 rows) and targets of n_streams streams. Negative hops far from a keyword
-    are kept one in `neg_stride` (neighbouring hops are nearly the same input). mel_args: options of
-    `earshot features` (kws_input.mel_args: the model's noise suppression)."""
+             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=(), start_cut=0.0):
+    """Model inputs (int8 rows) and targets of n_streams streams (build_stream's). Negative hops far
+    from a keyword are kept one in `neg_stride` (neighbouring hops are nearly the same input).
+    mel_args: options of `earshot features` (kws_input.mel_args: the model's noise suppression)."""
     xs, ys = [], []
     t0 = time.time()
     for _ in range(n_streams):
-        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg)
+        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut)
         mel = audio_io.logmel(earshot, s, mel_args)
         y = y[:len(mel)]
         keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)

@@ -367,6 +367,9 @@ def main():
     p.add_argument("--mine-streams", type=int, default=300, help="negative streams per mining round")
     p.add_argument("--mine-speech-frac", type=float, default=0.8,
                    help="share of read speech among the mining streams' negatives")
+    p.add_argument("--start-cut", type=float, default=0.0, metavar="SHARE",
+                   help="this share of the training and mining streams starts 0-2 s later, possibly "
+                        "inside a clip: stream starts as recordings have them (0: the bundled models)")
     p.add_argument("--synth", default="none",
                    help="add kws_synth.py's synthetic speech from this cache dir ('cache': its default "
                         "dir); 'none' (default): the bundled models were trained without it")
@@ -424,7 +427,7 @@ def main():
                         **kw)
 
     def train_set():  # a draw of augmented training streams
-        return streams(train_src, args.streams)
+        return streams(train_src, args.streams, start_cut=args.start_cut)
 
     if run_state.stage:
         log(f"resumed from {args.checkpoint}: {run_state.stage} stage(s) of the large model done")
@@ -438,7 +441,8 @@ def main():
 
     def mining_set():
         log("negative streams to mine:")
-        return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8)
+        return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8,
+                       start_cut=args.start_cut)
     dev = Dev(xd, yd)
     if args.large_from:
         mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)
