@@ -10,14 +10,15 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--seed 20261123] [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
-           [--transform 6,7,-24,63] [--noise-suppression]
+           [--transform 6,7,-24,63] [--noise-suppression] [--start-cut 0]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
 (the models before: --conv 5,2,64 --small-channels 24; the previous conv models: those and
 --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform 8,7,-64,63;
-more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech).
+more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech, streams
+that start inside a clip).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
