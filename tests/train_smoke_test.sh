@@ -26,12 +26,12 @@ fi
 kws_options=(--data "$data" --earshot "$build/tools/earshot" --streams 4 --epochs 1 --small-epochs 1
   --mine-rounds 2 "${synth[@]}" --transform 8,7,-64,63 --spec-mask 8,4 --ema 0.99
   --noise-suppression  # not the defaults: the C++ follows the file
-  --start-cut 0.5
+  --start-cut 0.5 --transients 0.5
   --checkpoint "$tmp/kws.checkpoint")
 /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" --out "$tmp/kws.eshm" \
   --small-out "$tmp/kws_small.eshm" --log "$tmp/kws.log"
 # A stream cut inside a keyword (--start-cut) keeps no target for what is left of it.
-/usr/bin/python3 - "$src/tools/train" <<'PY'
+/usr/bin/python3 - "$src/tools/train" "$data" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np
@@ -42,6 +42,14 @@ s = np.arange(len(y) * audio_io.HOP, dtype=float)
 for hops, want in ((1, y[1:]), (3, [-1, -1, -1, -1, 0, 0, -1, 1, -1, 0]), (8, y[8:])):
     s2, y2 = kws_data.cut_start(s, y, hops)
     assert list(y2) == list(want) and s2[0] == hops * audio_io.HOP, (hops, y2)
+# Synthetic clatter (--transients): unit RMS, bursts standing out of a floor.
+import augment
+bank = augment.NoiseBank(sys.argv[2], np.random.default_rng(1), transient_share=1.0)
+for _ in range(4):
+    x = bank.sample(5 * audio_io.SR)
+    db = 10 * np.log10(audio_io.frame_power(x) + 1e-12)
+    p10, p99 = np.percentile(db, [10, 99])
+    assert len(x) == 5 * audio_io.SR and abs(np.mean(x * x) - 1) < 1e-6 and p99 - p10 > 10, (p10, p99)
 PY
 # The same command again goes on from the checkpoint of the last stage: the same bytes.
 /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" --out "$tmp/resumed.eshm" \

@@ -20,15 +20,21 @@ def is_dev(path):
     return int(hashlib.sha1(os.path.basename(path).encode()).hexdigest()[:8], 16) % 10 == 0
 
 
-class NoiseBank:
-    """Unit-RMS noise signals: the shared recordings and synthetic kinds a device meets."""
+def unit_rms(x):
+    return x / (np.sqrt(np.mean(x * x)) + 1e-9)
 
-    def __init__(self, data, rng):
+
+class NoiseBank:
+    """Unit-RMS noise signals: the shared recordings and synthetic kinds a device meets; a
+    `transient_share` of them synthetic clatter (_transients)."""
+
+    def __init__(self, data, rng, transient_share=0.0):
         self.rng = rng
+        self.transient_share = transient_share
         self.recordings = []
         for path in list_audio(data, "noise"):
             x = audio_io.read_audio(path).astype(np.float64)
-            self.recordings.append(x / (np.sqrt(np.mean(x * x)) + 1e-9))
+            self.recordings.append(unit_rms(x))
 
     def _colored(self, n, exponent):
         spec = np.fft.rfft(self.rng.standard_normal(n))
@@ -56,7 +62,29 @@ class NoiseBank:
             pos += length
         return x
 
+    def _transients(self, n):
+        """Clatter, knocks and ringing (dishes, cutlery, doors, keys): decaying bursts at random
+        times, 20 dB apart at most, over a noise floor 5-25 dB under them."""
+        x = unit_rms(self._colored(n, self.rng.choice([0.0, 1.0]))) * 10 ** (self.rng.uniform(-25, -5) / 20)
+        rate = self.rng.uniform(1, 12)  # bursts per second
+        start = 0
+        while True:
+            start += int(self.rng.exponential(audio_io.SR / rate))
+            if start >= n:
+                return x
+            m = min(n - start, int(self.rng.uniform(0.02, 0.4) * audio_io.SR))
+            t = np.arange(m) / audio_io.SR
+            if self.rng.uniform() < 0.5:  # a knock: a noise burst
+                burst = unit_rms(self._colored(m, self.rng.choice([0.0, 1.0]))) * np.sqrt(2)
+            else:  # a ring: a few inharmonic partials
+                burst = sum(np.sin(2 * np.pi * self.rng.uniform(500, 7000) * t + self.rng.uniform(0, 6))
+                            for _ in range(self.rng.integers(2, 6)))
+            decay = np.exp(-t / self.rng.uniform(0.003, 0.1))
+            x[start:start + m] += burst * decay * 10 ** (self.rng.uniform(-20, 0) / 20)
+
     def sample(self, n):
+        if self.transient_share and self.rng.uniform() < self.transient_share:
+            return unit_rms(self._transients(n))
         kind = self.rng.integers(0, 8)
         if kind <= 2:
             rec = self.recordings[self.rng.integers(0, len(self.recordings))]
@@ -72,7 +100,7 @@ class NoiseBank:
             x = self._tones(n, self.rng.choice([50.0, 60.0]), 8)  # mains hum
         else:
             x = self._music(n)
-        return x / (np.sqrt(np.mean(x * x)) + 1e-9)
+        return unit_rms(x)
 
 
 def active_power(x):

@@ -10,7 +10,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--seed 20261123] [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
-           [--transform 6,7,-24,63] [--noise-suppression] [--start-cut 0]
+           [--transform 6,7,-24,63] [--noise-suppression] [--start-cut 0] [--transients 0]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
@@ -18,7 +18,7 @@ The defaults give the bundled models; the other options are the variants of the 
 --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform 8,7,-64,63;
 more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech, streams
-that start inside a clip).
+that start inside a clip, synthetic clatter).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -371,6 +371,9 @@ def main():
     p.add_argument("--start-cut", type=float, default=0.0, metavar="SHARE",
                    help="this share of the training and mining streams starts 0-2 s later, possibly "
                         "inside a clip: stream starts as recordings have them (0: the bundled models)")
+    p.add_argument("--transients", type=float, default=0.0, metavar="SHARE",
+                   help="this share of the streams' noise is synthetic clatter, knocks and ringing "
+                        "(augment.NoiseBank._transients) instead of the other kinds (0: the bundled models)")
     p.add_argument("--synth", default="none",
                    help="add kws_synth.py's synthetic speech from this cache dir ('cache': its default "
                         "dir); 'none' (default): the bundled models were trained without it")
@@ -417,7 +420,7 @@ def main():
                   f"({100 * args.near_frac:.0f}% of the negatives)")
     train_src = split_sources(args.data, False, synth, args.synth_pos_frac, args.near_frac)
     dev_src = split_sources(args.data, True)
-    rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
+    rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng, args.transients)
     setup_log(f"KWS '{KEYWORD}' training, seed {args.seed}: {len(train_src.positives)} train / "
               f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + "
               f"{len(train_src.others)} negative files")
