@@ -26,7 +26,7 @@ fi
 kws_options=(--data "$data" --earshot "$build/tools/earshot" --streams 4 --epochs 1 --small-epochs 1
   --mine-rounds 2 "${synth[@]}" --transform 8,7,-64,63 --spec-mask 8,4 --ema 0.99
   --noise-suppression  # not the defaults: the C++ follows the file
-  --start-cut 0.5 --transients 0.5
+  --start-cut 0.5 --transients 0.5 --neg-speed
   --checkpoint "$tmp/kws.checkpoint")
 /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" --out "$tmp/kws.eshm" \
   --small-out "$tmp/kws_small.eshm" --log "$tmp/kws.log"

@@ -59,12 +59,14 @@ class Sources:
         return self.read(pool[rng.integers(0, len(pool))])
 
 
-def place(rng, x, positive, rirs):
+def place(rng, x, positive, rirs, neg_speed=False):
     """One clip, augmented, padded to whole hops, and its targets: 1 on the hops from 30 ms before
-    to 120 ms after the keyword's last voiced frame, -1 (not scored) on the rest of the keyword."""
+    to 120 ms after the keyword's last voiced frame, -1 (not scored) on the rest of the keyword.
+    Keywords change speed; with neg_speed, negatives too."""
     x = x * 10 ** (rng.uniform(-12, 6) / 20)
-    if positive:
+    if positive or neg_speed:
         x = change_speed(x, rng.uniform(0.88, 1.12))
+    if positive:
         first, last = keyword_span(x)
     if rirs and rng.uniform() < 0.3:
         x = reverberate(x, rirs[rng.integers(0, len(rirs))])
@@ -88,10 +90,10 @@ def positive_kind(rng, sources):
     return "spos" if sources.synth_pos_frac and rng.uniform() < sources.synth_pos_frac else "pos"
 
 
-def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0):
+def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0, neg_speed=False):
     """Clips in random order with 0.1-0.8 s gaps; speech negatives half the time (of those not
     synthetic; `sources.speech_frac`); noise at 0-20 dB SNR on 80% of the streams. With start_cut,
-    that share of the streams starts 0-2 s later (cut_start)."""
+    that share of the streams starts 0-2 s later (cut_start); neg_speed: see place."""
     kinds = ([positive_kind(rng, sources) for _ in range(n_pos)] +
              [negative_kind(rng, sources) for _ in range(n_neg)])
     rng.shuffle(kinds)
@@ -100,7 +102,7 @@ def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0):
         gap = int(rng.uniform(0.1, 0.8) * 100) * audio_io.HOP
         pieces.append(np.zeros(gap))
         targets.append(np.zeros(gap // audio_io.HOP))
-        xp, t = place(rng, sources.pick(rng, kind), kind in ("pos", "spos"), rirs)
+        xp, t = place(rng, sources.pick(rng, kind), kind in ("pos", "spos"), rirs, neg_speed)
         pieces.append(xp)
         targets.append(t)
     s, y = np.concatenate(pieces), np.concatenate(targets)
@@ -123,14 +125,14 @@ def cut_start(s, y, hops):
 
 
 def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=3, n_neg=6,
-             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=(), start_cut=0.0):
+             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=(), start_cut=0.0, neg_speed=False):
     """Model inputs (int8 rows) and targets of n_streams streams (build_stream's). Negative hops far
     from a keyword are kept one in `neg_stride` (neighbouring hops are nearly the same input).
     mel_args: options of `earshot features` (kws_input.mel_args: the model's noise suppression)."""
     xs, ys = [], []
     t0 = time.time()
     for _ in range(n_streams):
-        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut)
+        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut, neg_speed)
         mel = audio_io.logmel(earshot, s, mel_args)
         y = y[:len(mel)]
         keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)

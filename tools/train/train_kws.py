@@ -11,6 +11,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression] [--start-cut 0] [--transients 0]
+           [--neg-speed]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
 The defaults give the bundled models; the other options are the variants of the README's table
@@ -18,7 +19,7 @@ The defaults give the bundled models; the other options are the variants of the 
 --transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform 8,7,-64,63;
 more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech, streams
-that start inside a clip, synthetic clatter).
+that start inside a clip, synthetic clatter, negatives at other speeds).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -371,6 +372,9 @@ def main():
     p.add_argument("--start-cut", type=float, default=0.0, metavar="SHARE",
                    help="this share of the training and mining streams starts 0-2 s later, possibly "
                         "inside a clip: stream starts as recordings have them (0: the bundled models)")
+    p.add_argument("--neg-speed", action="store_true",
+                   help="the training and mining streams' negatives change speed (0.88-1.12) as the "
+                        "keywords do (off: the bundled models)")
     p.add_argument("--transients", type=float, default=0.0, metavar="SHARE",
                    help="this share of the streams' noise is synthetic clatter, knocks and ringing "
                         "(augment.NoiseBank._transients) instead of the other kinds (0: the bundled models)")
@@ -431,7 +435,7 @@ def main():
                         **kw)
 
     def train_set():  # a draw of augmented training streams
-        return streams(train_src, args.streams, start_cut=args.start_cut)
+        return streams(train_src, args.streams, start_cut=args.start_cut, neg_speed=args.neg_speed)
 
     if run_state.stage:
         log(f"resumed from {args.checkpoint}: {run_state.stage} stage(s) of the large model done")
@@ -446,7 +450,7 @@ def main():
     def mining_set():
         log("negative streams to mine:")
         return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8,
-                       start_cut=args.start_cut)
+                       start_cut=args.start_cut, neg_speed=args.neg_speed)
     dev = Dev(xd, yd)
     if args.large_from:
         mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)
