@@ -5,7 +5,7 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--conv 5,2,80] [--hidden 64] [--small-channels 40] [--small-hidden 32]
+           [--frames 56] [--conv 5,2,80] [--hidden 64] [--small-channels 40] [--small-hidden 32]
            [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
@@ -75,13 +75,18 @@ from mlp_train import open_log  # noqa: E402
 SEED = 20261123
 INPUT_SCALE = 1.0 / 32
 KEYWORD = "computer"
-LARGE_CONTEXT = tuple(range(-110, 1, 2))  # 56 frames
-SMALL_CONTEXT = tuple(range(-108, 1, 4))  # 28 frames, a subset of the large one's
+LARGE_FRAMES = 56  # the large model reads every 2nd frame of the last 1.1 s
+SMALL_CONTEXT = tuple(range(-108, 1, 4))  # 28 frames, a subset of the large one's (--conv none)
 LOGIT_Q = 4  # output logits in Q4 (+-64)
 TEMPERATURE = 4.0  # score = sigmoid(logit / 4): distinct Q15 scores up to a logit of about 41
 POS_WEIGHT = 20.0  # about 1 hop in 100 is a keyword end
 DROPOUT = 0.2  # the large model (only 208 keyword clips to learn from): less overfitting
 MINE_PROB = 0.05  # a negative hop is mined when sigmoid(float logit) reaches this
+
+
+def large_context(frames):
+    """The large model's context offsets: `frames` frames, every 2nd hop, the newest the hop's own."""
+    return tuple(range(-2 * (frames - 1), 1, 2))
 
 
 def split_sources(data, dev, synth=None, synth_pos_frac=0.0, near_frac=0.0):
@@ -145,12 +150,12 @@ def make_large(args, inputs, log):
     hidden = ints(args.hidden)
     torch.manual_seed(args.seed)
     if args.conv == "none":
-        log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
+        log(f"large: {args.frames} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
         return kws_model.make_mlp((inputs, *hidden, 1), dropout=DROPOUT)
     kernel, stride, channels = ints(args.conv)
-    model = kws_model.ConvMlp(len(LARGE_CONTEXT), kws_input.POOLED, kernel, stride, channels, hidden,
+    model = kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels, hidden,
                               dropout=DROPOUT)
-    log(f"large: {len(LARGE_CONTEXT)} frames x {kws_input.POOLED} bands, convolution over {kernel} "
+    log(f"large: {args.frames} frames x {kws_input.POOLED} bands, convolution over {kernel} "
         f"frames every {stride} ({model.positions} positions) x {channels} channels, MLP hidden {hidden}")
     return model
 
@@ -197,7 +202,7 @@ def read_large(path, args):
         q = vad_export.mlp_from_tensors(t)
     except (OSError, AssertionError, KeyError, ValueError) as e:
         sys.exit(f"{path}: not a keyword model file ({type(e).__name__}: {e})")
-    expected = {"context": LARGE_CONTEXT, "kws_transform": tuple(args.transform),
+    expected = {"context": large_context(args.frames), "kws_transform": tuple(args.transform),
                 "kws_noise_suppression": (1,) if args.noise_suppression else None}
     for name, want in expected.items():
         have = tuple(int(v) for v in t[name]) if name in t else None
@@ -236,7 +241,7 @@ def prune_large(args, large, x, log):
     if args.conv != "none":
         kernel, stride, _ = ints(args.conv)  # the large model's (make_large), channels cut
         channels = int(args.small_channels)
-        make = lambda: kws_model.ConvMlp(len(LARGE_CONTEXT), kws_input.POOLED, kernel, stride,  # noqa: E731
+        make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
                                          channels, hidden)
         if large is None:  # --large-from: only the shape (trained from scratch)
             log(f"small: {channels} channels (the large model's shape, pruned), MLP hidden {hidden}")
@@ -244,7 +249,7 @@ def prune_large(args, large, x, log):
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
         log(f"small: the large model's {channels} most important channels, MLP hidden {hidden}")
         return small, None, make
-    frame_keep = [LARGE_CONTEXT.index(o) for o in SMALL_CONTEXT]
+    frame_keep = [large_context(args.frames).index(o) for o in SMALL_CONTEXT]
     small, cols = kws_model.prune(large, x, INPUT_SCALE, frame_keep, kws_input.POOLED, hidden)
     log(f"small: {len(SMALL_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
     return small, cols, lambda: kws_model.make_mlp((len(cols), *hidden, 1))
@@ -331,6 +336,8 @@ def main():
     p.add_argument("--conv", default="5,2,80",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
+    p.add_argument("--frames", type=int, default=LARGE_FRAMES,
+                   help="the large model's context: this many frames, every 2nd hop (56: 1.1 s)")
     p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
     p.add_argument("--small-channels", default="40", help="channels the small model keeps (conv)")
     p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
@@ -430,7 +437,7 @@ def main():
               f"{len(train_src.others)} negative files")
 
     def streams(sources, n, **kw):  # model rows of n augmented streams, one shared rng
-        return make_set(args.earshot, rng, sources, rirs, noise, n, LARGE_CONTEXT, log,
+        return make_set(args.earshot, rng, sources, rirs, noise, n, large_context(args.frames), log,
                         transform=args.transform, mel_args=kws_input.mel_args(args.noise_suppression),
                         **kw)
 
@@ -455,7 +462,7 @@ def main():
     if args.large_from:
         mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)
         small, _, xs, dev_small = train_small(args, None, x, y, mined, train_set, mining_set, dev, log)
-        export(args.small_out, small, LARGE_CONTEXT, args, xs[y >= 0][::11], log, dev_small, "small")
+        export(args.small_out, small, large_context(args.frames), args, xs[y >= 0][::11], log, dev_small, "small")
         return
     large = make_large(args, x.shape[1], setup_log)
     if run_state.stage:
@@ -476,11 +483,11 @@ def main():
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set, mined,
                                 dev, log, done=done, finished=finished)
     calibration = x[y >= 0][::11]
-    export(args.out, large, LARGE_CONTEXT, args, calibration, log, dev, "large")
+    export(args.out, large, large_context(args.frames), args, calibration, log, dev, "large")
     if init is not None:
         return
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
-    small_context = LARGE_CONTEXT if args.conv != "none" else SMALL_CONTEXT
+    small_context = large_context(args.frames) if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
         export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
                args, xs[y >= 0][::11], log, dev_small, f"small ({name})")
