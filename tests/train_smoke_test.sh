@@ -25,7 +25,7 @@ if command -v espeak-ng >/dev/null && command -v flite >/dev/null; then
 fi
 kws_options=(--data "$data" --earshot "$build/tools/earshot" --streams 4 --epochs 1 --small-epochs 1
   --mine-rounds 2 "${synth[@]}" --transform 8,7,-64,63 --spec-mask 8,4 --ema 0.99
-  --noise-suppression --frames 61  # not the defaults: the C++ follows the file
+  --noise-suppression --frames 69  # not the defaults: the C++ follows the file
   --start-cut 0.5 --transients 0.5 --neg-speed
   --checkpoint "$tmp/kws.checkpoint")
 /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" --out "$tmp/kws.eshm" \
@@ -70,18 +70,18 @@ done
 # The small model alone, its first hard negatives mined by the large model file just written.
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 --small-fresh --small-mine-rounds 1 "${synth[@]}" \
-  --transform 8,7,-64,63 --noise-suppression --frames 61 --large-from "$tmp/kws.eshm" \
+  --transform 8,7,-64,63 --noise-suppression --frames 69 --large-from "$tmp/kws.eshm" \
   --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
 grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
 # The large model on from that file's weights (dequantised): its scores stay the int8 ones'.
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 "${synth[@]}" --transform 8,7,-64,63 --noise-suppression \
-  --frames 61 --large-init "$tmp/kws.eshm" --out "$tmp/kws_more.eshm" --log "$tmp/more.log"
+  --frames 69 --large-init "$tmp/kws.eshm" --out "$tmp/kws_more.eshm" --log "$tmp/more.log"
 gap=$(sed -n "s|^large: the weights of $tmp/kws.eshm (dev scores within \([0-9.]*\) of its int8 ones).*|\1|p" "$tmp/more.log")
 awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.05) }' || { echo "FAIL: dequantised scores off by '$gap'"; exit 1; }
 # A large model of another input transform is refused before any training, naming the file.
 if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
-     --frames 61 --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
+     --frames 69 --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
      2> "$tmp/refused.txt"; then
   echo "FAIL: train_kws.py --large-from a model of another transform was not refused"; exit 1
 fi

@@ -42,7 +42,7 @@ def frame_inputs(logmel, transform=TRANSFORM):
 
 def stack_context(inputs, context=CONTEXT):
     n = len(inputs)
-    pad = 128
-    padded = np.zeros((n + 2 * pad, POOLED), dtype=np.int8)
-    padded[pad:pad + n] = inputs
+    pad = -min(min(context), 0)  # hops before the first are zeros
+    padded = np.zeros((n + pad, POOLED), dtype=np.int8)
+    padded[pad:] = inputs
     return np.concatenate([padded[pad + off:pad + off + n] for off in context], axis=1)
