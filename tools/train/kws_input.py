@@ -16,6 +16,8 @@ after the front end's NoiseSuppression (features/noise_suppression.h): `earshot 
 """
 import numpy as np
 
+import vad_input
+
 POOLED = 20
 CONTEXT = tuple(range(-96, 1, 4))  # 25 frames: the second that ends at the scored frame
 MEAN_SHIFT = 6
@@ -41,8 +43,5 @@ def frame_inputs(logmel, transform=TRANSFORM):
 
 
 def stack_context(inputs, context=CONTEXT):
-    n = len(inputs)
-    pad = -min(min(context), 0)  # hops before the first are zeros
-    padded = np.zeros((n + pad, POOLED), dtype=np.int8)
-    padded[pad:] = inputs
-    return np.concatenate([padded[pad + off:pad + off + n] for off in context], axis=1)
+    """(n, 20) per-frame inputs -> the model's rows (vad_input.stack_context)."""
+    return vad_input.stack_context(inputs, context)

@@ -34,10 +34,11 @@ def frame_inputs(logmel):
 
 
 def stack_context(inputs, context=CONTEXT):
-    """(n, 41) per-frame inputs -> (n, 41 * len(context)) model inputs; frames outside the stream
-    read as zeros (as the device does before the first frame and after the last)."""
-    n = len(inputs)
-    pad = 64
-    padded = np.zeros((n + 2 * pad, WIDTH), dtype=np.int8)
-    padded[pad:pad + n] = inputs
-    return np.concatenate([padded[pad + off:pad + off + n] for off in context], axis=1)
+    """(n, width) per-frame inputs -> (n, width * len(context)) model inputs, the frames at the
+    context offsets of each; frames outside the stream read as zeros (as the device does before
+    the first frame and after the last). The keyword spotter's inputs are stacked here too."""
+    n, width = inputs.shape
+    before, after = max(-min(context), 0), max(max(context), 0)
+    padded = np.zeros((before + n + after, width), dtype=np.int8)
+    padded[before:before + n] = inputs
+    return np.concatenate([padded[before + off:before + off + n] for off in context], axis=1)
