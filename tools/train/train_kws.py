@@ -1,25 +1,27 @@
 #!/usr/bin/python3
-"""Trains earshot's keyword spotters for "computer": a large int8 network over 1.1 s of the device's
+"""Trains earshot's keyword spotters for "computer": a large int8 network over 1.5 s of the device's
 log-mel frames (the integer transform of kws_input.py), and a small one derived from it by
 structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--frames 56] [--conv 5,2,80] [--hidden 64] [--small-channels 40] [--small-hidden 32]
+           [--frames 77] [--conv 5,2,56] [--hidden 64] [--small-channels 32] [--small-hidden 32]
            [--small-from scratch|distilled]
-           [--seed 20261123] [--streams 300] [--epochs 8] [--no-fresh] [--ablation-dir DIR]
-           [--mine-rounds 4] [--mine-streams 300] [--mine-speech-frac 0.8]
+           [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
+           [--mine-rounds 6] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression] [--start-cut 0] [--transients 0]
            [--neg-speed]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
-The defaults give the bundled models; the other options are the variants of the README's table
-(the models before: --conv 5,2,64 --small-channels 24; the previous conv models: those and
---transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --hidden 96,48 --small-hidden
-56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform 8,7,-64,63;
-more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech, streams
-that start inside a clip, synthetic clatter, negatives at other speeds).
+The defaults give the bundled large model (the small one: the README's second command); the other
+options are the variants of the README's table (R, the large model before: --frames 56 --conv
+5,2,80 --epochs 8 --mine-rounds 4 --small-channels 40; the models before it: --frames 56 --conv
+5,2,64 --epochs 8 --mine-rounds 4 --small-channels 24; the previous conv models: those and
+--transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --frames 56 --hidden 96,48
+--small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform
+8,7,-64,63; more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech,
+streams that start inside a clip, synthetic clatter, negatives at other speeds, other contexts).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -29,14 +31,15 @@ background). With --synth, synthetic keywords (espeak-ng, flite) join the positi
 near misses ("commuter", "cucumber", ...) the negatives, training split only.
 Targets: 1 on the hops from 30 ms before to 120 ms after the keyword's last voiced
 frame, ignored on the rest of the keyword, 0 elsewhere.
-Large: 56 frames (every 2nd of the last 1.1 s) x 20 bands; a convolution over time (one linear map
-to 80 channels, ReLU, applied to every window of 5 frames, every 2nd frame: 26 positions), then
-2080 -> 64 -> 1; dropout 0.2, 8 epochs, each after the first on a new draw of 300 augmented streams
-(4.4 h: with 208 keyword clips, epochs over the same streams only memorise them); then, four times,
+Large: 77 frames (every 2nd of the last 1.5 s: the keyword and the pause before it) x 20 bands; a
+convolution over time (one linear map to 56 channels, ReLU, applied to every window of 5 frames,
+every 2nd frame: 37 positions), then 2072 -> 64 -> 1; dropout 0.2, 12 epochs, each after the first
+on a new draw of 300 augmented streams (4.4 h: with 208 keyword clips, epochs over the same streams
+only memorise them); then, six times,
 its false accepts on 300 fresh negative streams (5.3 h, 80% of their clips read speech, where the
 false accepts come from) are mined, and 2 more epochs (new streams again, plus every mined hop so
 far) follow.
-Small: the shape of the large one's 40 most important channels and 32 hidden units (structured
+Small: the shape of the large one's 32 most important channels and 32 hidden units (structured
 pruning), trained from scratch for 8 epochs on the large one's last rows (its mined hard negatives
 included): better on the README's 10.2 h evaluation than the pruned weights fine-tuned with the
 large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
@@ -75,7 +78,7 @@ from mlp_train import open_log  # noqa: E402
 SEED = 20261123
 INPUT_SCALE = 1.0 / 32
 KEYWORD = "computer"
-LARGE_FRAMES = 56  # the large model reads every 2nd frame of the last 1.1 s
+LARGE_FRAMES = 77  # the large model reads every 2nd frame of the last 1.5 s
 SMALL_CONTEXT = tuple(range(-108, 1, 4))  # 28 frames, a subset of the large one's (--conv none)
 LOGIT_Q = 4  # output logits in Q4 (+-64)
 TEMPERATURE = 4.0  # score = sigmoid(logit / 4): distinct Q15 scores up to a logit of about 41
@@ -333,20 +336,20 @@ def main():
                         "(one this script wrote, dequantised): FILE mines its hard negatives as with "
                         "--large-from, then --mine-rounds more rounds of mining its own false "
                         "accepts; no first epochs")
-    p.add_argument("--conv", default="5,2,80",
+    p.add_argument("--conv", default="5,2,56",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
     p.add_argument("--frames", type=int, default=LARGE_FRAMES,
-                   help="the large model's context: this many frames, every 2nd hop (56: 1.1 s)")
+                   help="the large model's context: this many frames, every 2nd hop (77: 1.5 s)")
     p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
-    p.add_argument("--small-channels", default="40", help="channels the small model keeps (conv)")
+    p.add_argument("--small-channels", default="32", help="channels the small model keeps (conv)")
     p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
     p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
                    help="how the small model is trained (distilled: the previous models')")
     p.add_argument("--seed", type=int, default=SEED,
                    help="seeds every draw and the initial weights (the bundled models: the default)")
     p.add_argument("--streams", type=int, default=300)
-    p.add_argument("--epochs", type=int, default=8)
+    p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--mine-epochs", type=int, default=2)
     p.add_argument("--fresh", action=argparse.BooleanOptionalAction, default=True,
                    help="train the large model's every epoch after the first on a new draw of "
@@ -357,7 +360,7 @@ def main():
                         "per batch of 512 (0.999: about the last 1000 batches, one epoch); 0: the last "
                         "batch's weights")
     p.add_argument("--small-epochs", type=int, default=2)
-    p.add_argument("--mine-rounds", type=int, default=4, help="rounds of hard-negative mining")
+    p.add_argument("--mine-rounds", type=int, default=6, help="rounds of hard-negative mining")
     p.add_argument("--transform", type=ints, default=tuple(kws_input.TRANSFORM),
                    metavar="MEAN_SHIFT,STEP_SHIFT,MIN,MAX",
                    help="the input transform of kws_input.py, written to the model files")
@@ -366,7 +369,7 @@ def main():
                         "(features/noise_suppression.h; written to the model files)")
     p.add_argument("--spec-mask", type=ints, default=None, metavar="FRAMES,BANDS",
                    help="SpecAugment while training: hide up to FRAMES input frames and BANDS bands "
-                        "of each row (the large model's 56 x 20; conv only)")
+                        "of each row (the large model's 77 x 20; conv only)")
     p.add_argument("--small-fresh", action=argparse.BooleanOptionalAction, default=False,
                    help="train the small model the way the large one is: a new draw of streams "
                         "each epoch after the first, then --small-mine-rounds of mining its own false "
