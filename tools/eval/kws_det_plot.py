@@ -13,6 +13,9 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 
+BOLD = ("large", "small")  # the bundled models' curves
+
+
 def read(path):
     name, rows = path, []
     for line in open(path):
@@ -27,13 +30,15 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     plt.figure(figsize=(6, 4.5))
-    for path in sys.argv[2:]:
+    colors = plt.get_cmap("tab20").colors  # distinct colours for up to 20 curves
+    for i, path in enumerate(sys.argv[2:]):
         name, r = read(path)
         hours = r[r[:, 2] > 0, 2][0] / r[r[:, 2] > 0, 3][0] if (r[:, 2] > 0).any() else 1.0
         floor = 0.5 / hours  # zero false accepts drawn at half of one false accept
         r = r[np.lexsort((-r[:, 1], r[:, 3]))]  # false accepts ascending
         # Between two operating points only the one with fewer false accepts is reachable: steps.
         plt.step(np.maximum(r[:, 3], floor), 100 * r[:, 1], where="post", marker="." if len(r) < 10 else None,
+                 color=colors[i % len(colors)], lw=2.5 if name in BOLD else 1.2,
                  label=f"{name} ({hours:.1f} h)")
     plt.xscale("log")
     plt.xlabel("false accepts per hour (0 drawn at half of one)")
