@@ -35,12 +35,11 @@ Large: 77 frames (every 2nd of the last 1.5 s: the keyword and the pause before 
 convolution over time (one linear map to 56 channels, ReLU, applied to every window of 5 frames,
 every 2nd frame: 37 positions), then 2072 -> 64 -> 1; dropout 0.2, 12 epochs, each after the first
 on a new draw of 300 augmented streams (4.4 h: with 208 keyword clips, epochs over the same streams
-only memorise them); then, six times,
-its false accepts on 300 fresh negative streams (5.3 h, 80% of their clips read speech, where the
-false accepts come from) are mined, and 2 more epochs (new streams again, plus every mined hop so
-far) follow.
+only memorise them); then, six times, its false accepts on 300 fresh negative streams (5.3 h, 80%
+of their clips read speech, where the false accepts come from) are mined, and 2 more epochs (new
+streams again, plus every mined hop so far) follow.
 Small: the shape of the large one's 32 most important channels and 32 hidden units (structured
-pruning), trained from scratch for 8 epochs on the large one's last rows (its mined hard negatives
+pruning), trained from scratch for --epochs on the large one's last rows (its mined hard negatives
 included): better on the README's 10.2 h evaluation than the pruned weights fine-tuned with the
 large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
