@@ -79,13 +79,17 @@ grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
   --frames 69 --large-init "$tmp/kws.eshm" --out "$tmp/kws_more.eshm" --log "$tmp/more.log"
 gap=$(sed -n "s|^large: the weights of $tmp/kws.eshm (dev scores within \([0-9.]*\) of its int8 ones).*|\1|p" "$tmp/more.log")
 awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.05) }' || { echo "FAIL: dequantised scores off by '$gap'"; exit 1; }
-# A large model of another input transform is refused before any training, naming the file.
-if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
-     --frames 69 --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
-     2> "$tmp/refused.txt"; then
-  echo "FAIL: train_kws.py --large-from a model of another transform was not refused"; exit 1
-fi
-grep -qF "$tmp/kws.eshm: its kws_transform is (8, 7, -64, 63)" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
+# A large model of another input transform, or of another context, is refused before any
+# training, naming the file.
+for case in "--frames 69|its kws_transform is (8, 7, -64, 63)" \
+            "--transform 8,7,-64,63 --noise-suppression|its context is (-136, "; do
+  if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+       ${case%%|*} --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" \
+       --log "$tmp/refused.log" 2> "$tmp/refused.txt"; then
+    echo "FAIL: train_kws.py ${case%%|*} --large-from a model of other inputs was not refused"; exit 1
+  fi
+  grep -qF "$tmp/kws.eshm: ${case#*|}" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
+done
 for size in kws kws_small kws_from_large kws_more; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"

@@ -8,6 +8,7 @@ import numpy as np
 
 import audio_io
 import kws_input
+import vad_input
 from augment import active_power, reverberate
 
 
@@ -136,7 +137,7 @@ def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=
         mel = audio_io.logmel(earshot, s, mel_args)
         y = y[:len(mel)]
         keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)
-        xs.append(kws_input.stack_context(kws_input.frame_inputs(mel, transform), context)[keep])
+        xs.append(vad_input.stack_context(kws_input.frame_inputs(mel, transform), context)[keep])
         ys.append(y[keep])
     x, y = np.concatenate(xs), np.concatenate(ys).astype(np.float32)
     log(f"  {n_streams} streams, {len(y) / 100 / 60 * neg_stride:.0f} min, {len(y)} rows, "

@@ -9,17 +9,15 @@ Per frame, from the front end's log-mel x[b] (int16, dB Q8, 40 bands), with the 
 The default, 6, 7, -24, 63: a mean over about 0.64 s, 0.5 dB steps, from 12 dB under it (the
 floor hides the noise between the words) to 32 dB over it. The models before it used 8, 7, -64,
 63 (a mean over about 2.6 s, +-32 dB).
-The model reads the 20 inputs of the frames at CONTEXT offsets (about one second, every 4th frame).
+The model reads the 20 inputs of the frames at its file's context offsets (stacked by
+vad_input.stack_context).
 A model trained with noise suppression (its file's kws_noise_suppression tensor) reads the log-mel
 after the front end's NoiseSuppression (features/noise_suppression.h): `earshot features
 --noise-suppression` computes it, as the C++ keyword spotter does before pooling.
 """
 import numpy as np
 
-import vad_input
-
 POOLED = 20
-CONTEXT = tuple(range(-96, 1, 4))  # 25 frames: the second that ends at the scored frame
 MEAN_SHIFT = 6
 STEP_SHIFT = 7
 TRANSFORM = [MEAN_SHIFT, STEP_SHIFT, -24, 63]
@@ -40,8 +38,3 @@ def frame_inputs(logmel, transform=TRANSFORM):
         mean = mean + ((pooled[t] - mean) >> mean_shift)
         out[t] = np.clip((pooled[t] - mean) >> step_shift, lo, hi)
     return out
-
-
-def stack_context(inputs, context=CONTEXT):
-    """(n, 20) per-frame inputs -> the model's rows (vad_input.stack_context)."""
-    return vad_input.stack_context(inputs, context)

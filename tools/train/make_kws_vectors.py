@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio_io  # noqa: E402
 import kws_input  # noqa: E402
 import vad_export  # noqa: E402
+import vad_input  # noqa: E402
 
 
 def main():
@@ -33,7 +34,7 @@ def main():
     suppressed = "kws_noise_suppression" in tensors and int(tensors["kws_noise_suppression"][0])
     model_mel = audio_io.logmel(args.earshot, x, kws_input.mel_args(suppressed)) if suppressed else mel
     inputs = kws_input.frame_inputs(model_mel, tuple(int(v) for v in tensors["kws_transform"]))
-    scores = vad_export.run_int(q, kws_input.stack_context(inputs, q["context"]))
+    scores = vad_export.run_int(q, vad_input.stack_context(inputs, q["context"]))
     with open(args.out, "w") as f:
         f.write("# earshot KWS test vectors (tools/train/make_kws_vectors.py): "
                 "logmel[40] | inputs[20] | score_q15\n")

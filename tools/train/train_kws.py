@@ -438,8 +438,10 @@ def main():
               f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + "
               f"{len(train_src.others)} negative files")
 
+    context = large_context(args.frames)  # the large model's, and a convolutional small one's
+
     def streams(sources, n, **kw):  # model rows of n augmented streams, one shared rng
-        return make_set(args.earshot, rng, sources, rirs, noise, n, large_context(args.frames), log,
+        return make_set(args.earshot, rng, sources, rirs, noise, n, context, log,
                         transform=args.transform, mel_args=kws_input.mel_args(args.noise_suppression),
                         **kw)
 
@@ -464,7 +466,7 @@ def main():
     if args.large_from:
         mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)
         small, _, xs, dev_small = train_small(args, None, x, y, mined, train_set, mining_set, dev, log)
-        export(args.small_out, small, large_context(args.frames), args, xs[y >= 0][::11], log, dev_small, "small")
+        export(args.small_out, small, context, args, xs[y >= 0][::11], log, dev_small, "small")
         return
     large = make_large(args, x.shape[1], setup_log)
     if run_state.stage:
@@ -485,11 +487,11 @@ def main():
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set, mined,
                                 dev, log, done=done, finished=finished)
     calibration = x[y >= 0][::11]
-    export(args.out, large, large_context(args.frames), args, calibration, log, dev, "large")
+    export(args.out, large, context, args, calibration, log, dev, "large")
     if init is not None:
         return
     small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
-    small_context = large_context(args.frames) if args.conv != "none" else SMALL_CONTEXT
+    small_context = context if args.conv != "none" else SMALL_CONTEXT
     for name, model in variants.items():
         export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
                args, xs[y >= 0][::11], log, dev_small, f"small ({name})")

@@ -36,7 +36,7 @@ def frame_inputs(logmel):
 def stack_context(inputs, context=CONTEXT):
     """(n, width) per-frame inputs -> (n, width * len(context)) model inputs, the frames at the
     context offsets of each; frames outside the stream read as zeros (as the device does before
-    the first frame and after the last). The keyword spotter's inputs are stacked here too."""
+    the first frame and after the last). The keyword spotter's rows (kws_input) are stacked here too."""
     n, width = inputs.shape
     before, after = max(-min(context), 0), max(max(context), 0)
     padded = np.zeros((before + n + after, width), dtype=np.int8)
