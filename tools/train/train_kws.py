@@ -47,7 +47,8 @@ its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's 
 --large-from FILE trains the small model alone, from a large model file instead of the large
 model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds of fresh negative
 streams for the hard negatives the small model starts from (in place of the rows mined while the
-large model trained); with --small-fresh, then the small model's own rounds.
+large model trained); with --small-fresh, then the small model's own rounds. --conv then gives the
+small model's kernel and stride (the bundled small model: a window every 3rd frame, 44 channels).
 --large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
 float scores are the file's but for rounding), without the first --epochs: FILE mines its hard
 negatives as with --large-from, then --mine-rounds more rounds of mining the model's own false
@@ -246,7 +247,7 @@ def prune_large(args, large, x, log):
         make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
                                          channels, hidden)
         if large is None:  # --large-from: only the shape (trained from scratch)
-            log(f"small: {channels} channels (the large model's shape, pruned), MLP hidden {hidden}")
+            log(f"small: {channels} channels, a window of {kernel} frames every {stride}, MLP hidden {hidden}")
             return None, None, make
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
         log(f"small: the large model's {channels} most important channels, MLP hidden {hidden}")
@@ -337,7 +338,8 @@ def main():
                         "accepts; no first epochs")
     p.add_argument("--conv", default="5,2,56",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
-                        "frames); 'none': an MLP over the stacked frames (the previous models)")
+                        "frames); 'none': an MLP over the stacked frames (the previous models); "
+                        "with --large-from, the small model's kernel and stride")
     p.add_argument("--frames", type=int, default=LARGE_FRAMES,
                    help="the large model's context: this many frames, every 2nd hop (77: 1.5 s)")
     p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
