@@ -59,20 +59,23 @@ cmp "$tmp/kws.eshm" "$tmp/resumed.eshm" && cmp "$tmp/kws_small.eshm" "$tmp/resum
 # A checkpoint of other options, or a broken one, is refused with the file's name and the cause.
 head -c 100000 "$tmp/kws.checkpoint" > "$tmp/truncated.checkpoint"
 for case in "--seed 7|$tmp/kws.checkpoint: a checkpoint of a run with other options (seed)" \
-            "--checkpoint $tmp/truncated.checkpoint|$tmp/truncated.checkpoint: not a readable checkpoint"; do
+            "--checkpoint $tmp/truncated.checkpoint|$tmp/truncated.checkpoint: not a readable checkpoint" \
+            "--small-stride 3 --small-from distilled|--small-stride gives the small model a shape of its own"; do
   if /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" ${case%%|*} \
        --out "$tmp/refused.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
        2> "$tmp/refused.txt"; then
     echo "FAIL: train_kws.py ${case%%|*} was not refused"; exit 1
   fi
-  grep -qF "${case#*|}" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
+  grep -qF -e "${case#*|}" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
 done
-# The small model alone, its first hard negatives mined by the large model file just written.
+# The small model alone, its first hard negatives mined by the large model file just written; a
+# window every 3rd frame (the bundled small model's), where the large model's is every 2nd.
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 --small-fresh --small-mine-rounds 1 "${synth[@]}" \
   --transform 8,7,-64,63 --noise-suppression --frames 69 --large-from "$tmp/kws.eshm" \
-  --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
+  --small-stride 3 --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
 grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
+grep -q "^small: 32 channels, a window of 5 frames every 3, " "$tmp/from_large.log"
 # The large model on from that file's weights (dequantised): its scores stay the int8 ones'.
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 "${synth[@]}" --transform 8,7,-64,63 --noise-suppression \

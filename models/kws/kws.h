@@ -1,6 +1,6 @@
 // The keyword spotter: an int8 network (models/int8_mlp.h: dense layers, the hidden ones possibly
 // convolutions over time) over the front end's log-mel of the context frames its file states (the
-// bundled ones: 1.1 to 1.5 s), after an integer transform (optionally the front end's noise
+// bundled ones: 1.5 s), after an integer transform (optionally the front end's noise
 // suppression, features/noise_suppression.h; then bands pooled in pairs, minus a running mean,
 // 0.5 dB steps, clamped; the model file states the constants and whether it was trained on
 // suppressed noise), scored at every 10 ms hop.

@@ -5,8 +5,8 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--frames 77] [--conv 5,2,56] [--hidden 64] [--small-channels 32] [--small-hidden 32]
-           [--small-from scratch|distilled]
+           [--frames 77] [--conv 5,2,56] [--hidden 64] [--small-channels 32] [--small-stride N]
+           [--small-hidden 32] [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 6] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
@@ -47,8 +47,9 @@ its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's 
 --large-from FILE trains the small model alone, from a large model file instead of the large
 model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds of fresh negative
 streams for the hard negatives the small model starts from (in place of the rows mined while the
-large model trained); with --small-fresh, then the small model's own rounds. --conv then gives the
-small model's kernel and stride (the bundled small model: a window every 3rd frame, 44 channels).
+large model trained); with --small-fresh, then the small model's own rounds.
+--small-stride N gives the small model a window every N frames instead of the large one's (the
+bundled small model: every 3rd, 44 channels), trained from scratch.
 --large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
 float scores are the file's but for rounding), without the first --epochs: FILE mines its hard
 negatives as with --large-from, then --mine-rounds more rounds of mining the model's own false
@@ -242,11 +243,11 @@ def prune_large(args, large, x, log):
     all of them) and a maker of an untrained model of its shape."""
     hidden = ints(args.small_hidden)
     if args.conv != "none":
-        kernel, stride, _ = ints(args.conv)  # the large model's (make_large), channels cut
-        channels = int(args.small_channels)
+        kernel, large_stride, _ = ints(args.conv)  # the large model's (make_large), channels cut
+        stride, channels = args.small_stride or large_stride, int(args.small_channels)
         make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
                                          channels, hidden)
-        if large is None:  # --large-from: only the shape (trained from scratch)
+        if large is None or stride != large_stride:  # only the shape (trained from scratch)
             log(f"small: {channels} channels, a window of {kernel} frames every {stride}, MLP hidden {hidden}")
             return None, None, make
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
@@ -338,12 +339,14 @@ def main():
                         "accepts; no first epochs")
     p.add_argument("--conv", default="5,2,56",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
-                        "frames); 'none': an MLP over the stacked frames (the previous models); "
-                        "with --large-from, the small model's kernel and stride")
+                        "frames); 'none': an MLP over the stacked frames (the previous models)")
     p.add_argument("--frames", type=int, default=LARGE_FRAMES,
                    help="the large model's context: this many frames, every 2nd hop (77: 1.5 s)")
     p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
     p.add_argument("--small-channels", default="32", help="channels the small model keeps (conv)")
+    p.add_argument("--small-stride", type=int,
+                   help="the small model's window step in frames (default: the large model's); "
+                        "another step is trained from scratch only (conv)")
     p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
     p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
                    help="how the small model is trained (distilled: the previous models')")
@@ -405,6 +408,9 @@ def main():
     if args.large_from and (args.checkpoint or args.ablation_dir or args.small_from != "scratch" or
                             args.conv == "none"):
         p.error("--large-from trains a convolutional small model from scratch: no --checkpoint, "
+                "--ablation-dir, --small-from distilled or --conv none")
+    if args.small_stride and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
+        p.error("--small-stride gives the small model a shape of its own, trained from scratch: no "
                 "--ablation-dir, --small-from distilled or --conv none")
     if args.large_init and (args.large_from or args.ablation_dir or args.conv == "none"):
         p.error("--large-init trains the convolutional large model alone: no --large-from, "
