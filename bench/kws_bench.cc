@@ -54,8 +54,8 @@ void BM_Kws_Only(benchmark::State& state, const std::string& model_path) {
 BENCHMARK_CAPTURE(BM_Kws_Only, large, kLarge);
 BENCHMARK_CAPTURE(BM_Kws_Only, small, kSmall);
 
-// The reference for the streamed convolution (conv_stream.h): the whole network on each hop's
-// stacked inputs, every position of the convolution recomputed.
+// The reference for the streamed convolutions (conv_stream.h): the whole network on each hop's
+// stacked inputs, every position of each convolution recomputed.
 void BM_Kws_WholeNetwork(benchmark::State& state, const std::string& model_path) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
   auto model = *KwsModel::Load(model_path, features::FrontEndConfig{});

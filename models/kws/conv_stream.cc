@@ -15,37 +15,92 @@ std::optional<ConvStream> ConvStream::For(const models::Int8Mlp& mlp,
   for (size_t i = 1; i < context.size(); ++i) {
     if (context[i] - context[i - 1] != spacing) return std::nullopt;
   }
-  return ConvStream(mlp, spacing * conv.stride_frames);
+  return ConvStream(mlp, spacing);
 }
 
-ConvStream::ConvStream(const models::Int8Mlp& mlp, int hop_step)
-    : positions_(mlp.layers().front().positions),
-      channels_(mlp.layers().front().outputs),
-      kernel_frames_(mlp.layers().front().kernel_frames),
-      hop_step_(hop_step),
-      newest_first_(static_cast<size_t>(positions_ - 1) *
-                    static_cast<size_t>(mlp.layers().front().stride_frames)),
-      ring_hops_(int64_t{positions_ - 1} * hop_step + 1),
-      ring_(static_cast<size_t>(ring_hops_) * static_cast<size_t>(channels_)),
-      zeros_out_(static_cast<size_t>(channels_)),
-      gathered_(static_cast<size_t>(positions_) * static_cast<size_t>(channels_)) {
-  const std::vector<int8_t> zeros(static_cast<size_t>(mlp.layers().front().inputs));
-  mlp.RunWindow(0, zeros, zeros_out_);
+ConvStream::ConvStream(const models::Int8Mlp& mlp, int spacing) {
+  const std::vector<models::Int8Dense>& layers = mlp.layers();
+  int64_t hop_step = spacing;
+  for (size_t l = 0; l + 1 < layers.size(); ++l) {
+    const models::Int8Dense& conv = layers[l];
+    // A dense layer, or one whose frames are not the previous layer's positions, ends the chain.
+    if (conv.positions < 2 || (l > 0 && conv.frame_width != layers[l - 1].outputs)) break;
+    hop_step *= conv.stride_frames;
+    stages_.push_back(
+        Stage{conv.positions,
+              conv.outputs,
+              conv.kernel_frames,
+              hop_step,
+              static_cast<size_t>(conv.positions - 1) * static_cast<size_t>(conv.stride_frames),
+              0,
+              {},
+              {}});
+  }
+  size_t widest_window = 0;
+  for (size_t l = 0; l < stages_.size(); ++l) {
+    Stage& s = stages_[l];
+    // Every position of the last stage is read; of an earlier one, those of the next one's newest
+    // window.
+    const auto oldest_read =
+        l + 1 < stages_.size() ? static_cast<int64_t>(stages_[l + 1].newest_first) : 0;
+    s.ring_hops = (s.positions - 1 - oldest_read) * s.hop_step + 1;
+    s.ring.resize(static_cast<size_t>(s.ring_hops) * static_cast<size_t>(s.channels));
+    s.zeros.resize(static_cast<size_t>(s.channels));
+    if (l > 0) {
+      widest_window = std::max(widest_window, static_cast<size_t>(layers[l].inputs));
+    }
+  }
+  window_.resize(std::max(widest_window, static_cast<size_t>(layers[0].inputs)));
+  // A window of a hop before the stream: the first stage's reads zeros, a later one's the zeros
+  // outputs of the stage before.
+  mlp.RunWindow(0, std::span<const int8_t>(window_.data(), static_cast<size_t>(layers[0].inputs)),
+                stages_[0].zeros);
+  for (size_t l = 1; l < stages_.size(); ++l) {
+    const std::vector<int8_t>& before = stages_[l - 1].zeros;
+    for (int k = 0; k < stages_[l].kernel_frames; ++k) {
+      std::copy(before.begin(), before.end(),
+                window_.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(k) * before.size()));
+    }
+    mlp.RunWindow(static_cast<int>(l),
+                  std::span<const int8_t>(window_.data(), static_cast<size_t>(layers[l].inputs)),
+                  stages_[l].zeros);
+  }
+  gathered_.resize(static_cast<size_t>(stages_.back().positions) *
+                   static_cast<size_t>(stages_.back().channels));
+}
+
+std::span<int8_t> ConvStream::Stage::Newest(int64_t t) {
+  return std::span<int8_t>(ring).subspan(
+      static_cast<size_t>(t % ring_hops) * static_cast<size_t>(channels),
+      static_cast<size_t>(channels));
+}
+
+void ConvStream::Stage::Gather(int64_t t, size_t first, size_t count, int8_t* out) const {
+  const auto c = static_cast<size_t>(channels);
+  for (size_t i = 0; i < count; ++i) {
+    const int64_t hop = t - (positions - 1 - static_cast<int64_t>(first + i)) * hop_step;
+    const int8_t* from = hop < 0 ? zeros.data() : &ring[static_cast<size_t>(hop % ring_hops) * c];
+    std::copy_n(from, c, out + i * c);
+  }
 }
 
 uint16_t ConvStream::Run(const models::Int8Mlp& mlp, int64_t t, models::ContextStack& stack,
                          models::Int8Mlp::Scratch& scratch) {
-  const auto c = static_cast<size_t>(channels_);
-  std::span<int8_t> newest =
-      std::span<int8_t>(ring_).subspan(static_cast<size_t>(t % ring_hops_) * c, c);
-  mlp.RunWindow(0, stack.Stack(t, newest_first_, static_cast<size_t>(kernel_frames_)), newest);
-  for (int p = 0; p < positions_; ++p) {
-    const int64_t hop = t - int64_t{positions_ - 1 - p} * hop_step_;
-    const int8_t* from =
-        hop < 0 ? zeros_out_.data() : &ring_[static_cast<size_t>(hop % ring_hops_) * c];
-    std::copy_n(from, c, gathered_.begin() + static_cast<ptrdiff_t>(static_cast<size_t>(p) * c));
+  Stage& first = stages_.front();
+  mlp.RunWindow(0, stack.Stack(t, first.newest_first, static_cast<size_t>(first.kernel_frames)),
+                first.Newest(t));
+  for (size_t l = 1; l < stages_.size(); ++l) {
+    Stage& stage = stages_[l];
+    const Stage& before = stages_[l - 1];
+    const size_t k = static_cast<size_t>(stage.kernel_frames);
+    before.Gather(t, stage.newest_first, k, window_.data());
+    mlp.RunWindow(static_cast<int>(l),
+                  std::span<const int8_t>(window_.data(), k * static_cast<size_t>(before.channels)),
+                  stage.Newest(t));
   }
-  return mlp.RunFrom(1, gathered_, scratch);
+  const Stage& last = stages_.back();
+  last.Gather(t, 0, static_cast<size_t>(last.positions), gathered_.data());
+  return mlp.RunFrom(static_cast<int>(stages_.size()), gathered_, scratch);
 }
 
 }  // namespace earshot::kws

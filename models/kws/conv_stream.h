@@ -1,10 +1,13 @@
-// ConvStream: a keyword spotter whose first layer is a convolution over its evenly spaced context
-// frames, run one hop at a time with each window computed once. With context frames every d hops
-// and a stride of s frames, the window at position p of hop t is the newest window of hop
-// t - (P - 1 - p) * d * s: each hop computes only its newest window, keeps it in a ring, and reads
-// the other P - 1 positions from the ring (a window of a hop before the stream is all zeros, as the
-// context stack makes it). The scores are those of the whole network on the stacked input, bit for
-// bit, at the cost of one position of the convolution per hop instead of P.
+// ConvStream: a keyword spotter whose first layers are convolutions over time, run one hop at a
+// time with each window computed once. The first convolution reads the evenly spaced context
+// frames (every d hops) with a stride of s0 frames; each later one reads the positions of the one
+// before it (kernel k_l, stride s_l). Stage l's positions are then h_l = d * s0 * ... * s_l hops
+// apart, and its window at position p of hop t is its newest window of hop t - (P_l - 1 - p) h_l:
+// each hop computes only the newest window of each stage, keeps its outputs in a ring, and reads
+// the other positions from the rings (a window of a hop before the stream reads only zeros, as
+// the context stack makes them, or the stage before's outputs of such windows). The scores are
+// those of the whole network on the stacked input, bit for bit, at the cost of one position of
+// each convolution per hop instead of all of them.
 #pragma once
 
 #include <cstdint>
@@ -20,7 +23,8 @@ namespace earshot::kws {
 class ConvStream {
  public:
   // nullopt unless the network's first layer is a convolution over frames of `frame_width`
-  // values at the evenly spaced `context` offsets.
+  // values at the evenly spaced `context` offsets. The convolutions right after it whose frames
+  // are the previous layer's positions are streamed too.
   static std::optional<ConvStream> For(const models::Int8Mlp& mlp, std::span<const int32_t> context,
                                        int frame_width);
 
@@ -30,14 +34,25 @@ class ConvStream {
                models::Int8Mlp::Scratch& scratch);
 
  private:
-  ConvStream(const models::Int8Mlp& mlp, int hop_step);
+  // One streamed convolution (layer l of the network).
+  struct Stage {
+    int positions, channels, kernel_frames;
+    int64_t hop_step;           // hops between two of its positions: h_l
+    size_t newest_first;        // the input frame (or position) where its newest window starts
+    int64_t ring_hops;          // 1 + the lag of the oldest of its outputs still read
+    std::vector<int8_t> ring;   // [ring_hops][channels]: each hop's newest window's outputs
+    std::vector<int8_t> zeros;  // the outputs of a window of a hop before the stream
 
-  int positions_, channels_, kernel_frames_, hop_step_;
-  size_t newest_first_;       // the context offset where the newest window starts
-  int64_t ring_hops_;         // (P - 1) * hop_step + 1: the oldest position's lag, and this hop
-  std::vector<int8_t> ring_;  // [ring_hops][channels]: each hop's newest window's outputs
-  std::vector<int8_t> zeros_out_;  // the outputs of an all-zero window
-  std::vector<int8_t> gathered_;   // [positions][channels]: the next layer's input
+    std::span<int8_t> Newest(int64_t t);  // where hop t >= 0 writes its newest window's outputs
+    // Its outputs at positions first .. first + count - 1 of hop t, position-major, into out.
+    void Gather(int64_t t, size_t first, size_t count, int8_t* out) const;
+  };
+
+  ConvStream(const models::Int8Mlp& mlp, int spacing);
+
+  std::vector<Stage> stages_;     // layer l is stage l
+  std::vector<int8_t> window_;    // the newest window of a stage after the first
+  std::vector<int8_t> gathered_;  // [positions][channels] of the last stage: the next layer's input
 };
 
 }  // namespace earshot::kws

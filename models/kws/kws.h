@@ -98,7 +98,7 @@ class KwsSession {
   std::optional<features::NoiseSuppression> noise_;  // if the model says so
   std::vector<int16_t> denoised_q8_;                 // this hop's log-mel after it
   models::ContextStack stack_;
-  std::optional<ConvStream> stream_;  // a convolution first layer is streamed (conv_stream.h)
+  std::optional<ConvStream> stream_;  // leading convolutions are streamed (conv_stream.h)
   std::vector<uint16_t> recent_q15_;  // the network's last smooth_frames scores, a ring
   int32_t recent_sum_q15_ = 0;
 };

@@ -23,30 +23,48 @@ def make_mlp(dims, dropout=0.0):
 class ConvMlp(torch.nn.Module):
     """A convolution over time, then an MLP: one linear map (`channels` outputs, ReLU) applied to
     each window of `kernel` input frames of `width` values, every `stride` frames; the MLP reads
-    all windows' outputs, position-major (vad_export's conv layer, models/int8_mlp.h)."""
+    all windows' outputs, position-major (vad_export's conv layer, models/int8_mlp.h). With
+    mix = (kernel, stride, channels), a second convolution (ReLU) over the first one's positions
+    comes between them: each window of `kernel` positions, every `stride`, to its channels."""
 
-    def __init__(self, frames, width, kernel, stride, channels, hidden, dropout=0.0):
+    def __init__(self, frames, width, kernel, stride, channels, hidden, dropout=0.0, mix=None):
         super().__init__()
         self.frames, self.width, self.kernel, self.stride = frames, width, kernel, stride
         self.positions = (frames - kernel) // stride + 1
         self.patch = torch.nn.Linear(kernel * width, channels)
+        self.mix_conv, self.mix = None, None
+        head_inputs = self.positions * channels
+        if mix is not None:
+            k, s, c = mix
+            self.mix_conv = (k, s, channels)
+            self.mix = torch.nn.Linear(k * channels, c)
+            head_inputs = ((self.positions - k) // s + 1) * c
         self.drop = torch.nn.Dropout(dropout)
-        self.head = make_mlp((self.positions * channels, *hidden, 1), dropout)
+        self.head = make_mlp((head_inputs, *hidden, 1), dropout)
 
     def conv(self):
         return (self.kernel, self.stride, self.width)
 
-    def windows(self, x):
-        """(n, frames * width) -> (n, positions, kernel * width), each window frame-major."""
-        w = x.view(len(x), self.frames, self.width).unfold(1, self.kernel, self.stride)
-        return w.permute(0, 1, 3, 2).reshape(len(x), self.positions, self.kernel * self.width)
+    def convolutions(self):
+        """[(linear, (kernel, stride, width))] of the convolutions, in order."""
+        return [(self.patch, self.conv())] + ([(self.mix, self.mix_conv)] if self.mix else [])
+
+    def windows(self, x, conv=None):
+        """(n, frames * width) -> (n, positions, kernel * width), each window frame-major (conv:
+        another convolution's (kernel, stride, width); default the first one's)."""
+        kernel, stride, width = conv or self.conv()
+        w = x.view(len(x), -1, width).unfold(1, kernel, stride)
+        return w.permute(0, 1, 3, 2).reshape(len(x), w.shape[1], kernel * width)
 
     def channels(self, x):
-        """The convolution's outputs, (n, positions * channels), position-major."""
+        """The first convolution's outputs, (n, positions * channels), position-major."""
         return torch.relu(self.patch(self.windows(x))).reshape(len(x), -1)
 
     def forward(self, x):
-        return self.head(self.drop(self.channels(x)))
+        h = self.channels(x)
+        if self.mix is not None:
+            h = torch.relu(self.mix(self.windows(h, self.mix_conv))).reshape(len(x), -1)
+        return self.head(self.drop(h))
 
 
 def logits(model, x, input_scale, batch=8192):
@@ -144,7 +162,7 @@ def weights(model):
     as_np = lambda m: (m.weight.detach().numpy().astype(np.float64),  # noqa: E731
                        m.bias.detach().numpy().astype(np.float64))
     if isinstance(model, ConvMlp):
-        return [(*as_np(model.patch), model.conv())] + weights(model.head)
+        return [(*as_np(m), conv) for m, conv in model.convolutions()] + weights(model.head)
     return [as_np(m) for m in model if isinstance(m, torch.nn.Linear)]
 
 
@@ -156,7 +174,7 @@ def load_int8(model, q, input_scale, logit_q):
     chosen to give every layer the same weight norm (where weight decay drives a trained network).
     The float logits are then the int8 ones but for rounding."""
     layers = q["layers"]
-    linears = [model.patch] + [m for m in model.head if isinstance(m, torch.nn.Linear)]
+    linears = [m for m, _ in model.convolutions()] + [m for m in model.head if isinstance(m, torch.nn.Linear)]
     assert len(linears) == len(layers) and all(
         tuple(m.weight.shape) == layer["weight"].shape for m, layer in zip(linears, layers)), \
         "the int8 model's layers differ from this model's"
@@ -195,6 +213,7 @@ def prune_conv(model, x, input_scale, channel_keep, hidden_keep):
     """A smaller ConvMlp cut from `model`: the channel_keep channels of the convolution and, per
     hidden layer of its MLP, the hidden_keep[l] units of largest importance (mean activation on x
     times the norm of the outgoing weights, over all positions for a channel)."""
+    assert model.mix is None, "a second convolution is not pruned"
     model.eval()
     with torch.no_grad():
         a = model.channels(torch.from_numpy(x[::7]).float() * input_scale)

@@ -5,7 +5,7 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--frames 77] [--conv 5,2,56] [--hidden 64] [--small-channels 32] [--small-stride N]
+           [--frames 77] [--conv 5,2,56] [--conv2 K,S,C] [--hidden 64] [--small-channels 32] [--small-stride N]
            [--small-hidden 32] [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 6] [--mine-streams 300] [--mine-speech-frac 0.8]
@@ -157,10 +157,14 @@ def make_large(args, inputs, log):
         log(f"large: {args.frames} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
         return kws_model.make_mlp((inputs, *hidden, 1), dropout=DROPOUT)
     kernel, stride, channels = ints(args.conv)
+    mix = ints(args.conv2) if args.conv2 else None
     model = kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels, hidden,
-                              dropout=DROPOUT)
+                              dropout=DROPOUT, mix=mix)
+    second = "" if mix is None else (f", then over {mix[0]} positions every {mix[1]} "
+                                     f"({(model.positions - mix[0]) // mix[1] + 1}) x {mix[2]} channels")
     log(f"large: {args.frames} frames x {kws_input.POOLED} bands, convolution over {kernel} "
-        f"frames every {stride} ({model.positions} positions) x {channels} channels, MLP hidden {hidden}")
+        f"frames every {stride} ({model.positions} positions) x {channels} channels{second}, "
+        f"MLP hidden {hidden}")
     return model
 
 
@@ -247,7 +251,7 @@ def prune_large(args, large, x, log):
         stride, channels = args.small_stride or large_stride, int(args.small_channels)
         make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
                                          channels, hidden)
-        if large is None or stride != large_stride:  # only the shape (trained from scratch)
+        if large is None or stride != large_stride or large.mix is not None:  # only the shape
             log(f"small: {channels} channels, a window of {kernel} frames every {stride}, MLP hidden {hidden}")
             return None, None, make
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
@@ -340,6 +344,9 @@ def main():
     p.add_argument("--conv", default="5,2,56",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
+    p.add_argument("--conv2", metavar="K,S,C",
+                   help="a second convolution in the large model, over K of the first one's "
+                        "positions every S, to C channels (default: none)")
     p.add_argument("--frames", type=int, default=LARGE_FRAMES,
                    help="the large model's context: this many frames, every 2nd hop (77: 1.5 s)")
     p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
@@ -412,6 +419,10 @@ def main():
     if args.small_stride and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
         p.error("--small-stride gives the small model a shape of its own, trained from scratch: no "
                 "--ablation-dir, --small-from distilled or --conv none")
+    if args.conv2 and (args.large_from or args.ablation_dir or args.small_from != "scratch" or
+                       args.conv == "none"):
+        p.error("--conv2 is the large model's; its small model is trained from scratch: no "
+                "--large-from, --ablation-dir, --small-from distilled or --conv none")
     if args.large_init and (args.large_from or args.ablation_dir or args.conv == "none"):
         p.error("--large-init trains the convolutional large model alone: no --large-from, "
                 "--ablation-dir or --conv none")
