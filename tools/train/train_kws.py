@@ -6,6 +6,7 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
            [--frames 77] [--conv 5,2,56] [--conv2 K,S,C] [--hidden 64] [--small-channels 32] [--small-stride N]
+           [--small-conv2 K,S,C]
            [--small-hidden 32] [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 6] [--mine-streams 300] [--mine-speech-frac 0.8]
@@ -49,7 +50,9 @@ model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds 
 streams for the hard negatives the small model starts from (in place of the rows mined while the
 large model trained); with --small-fresh, then the small model's own rounds.
 --small-stride N gives the small model a window every N frames instead of the large one's (the
-bundled small model: every 3rd, 44 channels), trained from scratch.
+bundled small model: every 3rd, 44 channels), trained from scratch; --conv2 K,S,C gives the large
+model a second convolution, over K of the first one's positions every S, to C channels, and
+--small-conv2 the small one (both models then trained from scratch).
 --large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
 float scores are the file's but for rounding), without the first --epochs: FILE mines its hard
 negatives as with --large-from, then --mine-rounds more rounds of mining the model's own false
@@ -249,10 +252,13 @@ def prune_large(args, large, x, log):
     if args.conv != "none":
         kernel, large_stride, _ = ints(args.conv)  # the large model's (make_large), channels cut
         stride, channels = args.small_stride or large_stride, int(args.small_channels)
+        mix = ints(args.small_conv2) if args.small_conv2 else None
         make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
-                                         channels, hidden)
-        if large is None or stride != large_stride or large.mix is not None:  # only the shape
-            log(f"small: {channels} channels, a window of {kernel} frames every {stride}, MLP hidden {hidden}")
+                                         channels, hidden, mix=mix)
+        if large is None or stride != large_stride or large.mix is not None or mix:  # only the shape
+            second = "" if mix is None else f", then over {mix[0]} positions every {mix[1]} x {mix[2]} channels"
+            log(f"small: {channels} channels, a window of {kernel} frames every {stride}{second}, "
+                f"MLP hidden {hidden}")
             return None, None, make
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
         log(f"small: the large model's {channels} most important channels, MLP hidden {hidden}")
@@ -354,6 +360,8 @@ def main():
     p.add_argument("--small-stride", type=int,
                    help="the small model's window step in frames (default: the large model's); "
                         "another step is trained from scratch only (conv)")
+    p.add_argument("--small-conv2", metavar="K,S,C",
+                   help="a second convolution in the small model, as --conv2 (trained from scratch)")
     p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
     p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
                    help="how the small model is trained (distilled: the previous models')")
@@ -416,8 +424,10 @@ def main():
                             args.conv == "none"):
         p.error("--large-from trains a convolutional small model from scratch: no --checkpoint, "
                 "--ablation-dir, --small-from distilled or --conv none")
-    if args.small_stride and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
-        p.error("--small-stride gives the small model a shape of its own, trained from scratch: no "
+    if (args.small_stride or args.small_conv2) and (args.ablation_dir or args.small_from != "scratch" or
+                                                    args.conv == "none"):
+        p.error("--small-stride and --small-conv2 give the small model a shape of its own, trained "
+                "from scratch: no "
                 "--ablation-dir, --small-from distilled or --conv none")
     if args.conv2 and (args.large_from or args.ablation_dir or args.small_from != "scratch" or
                        args.conv == "none"):
