@@ -26,15 +26,12 @@ ConvStream::ConvStream(const models::Int8Mlp& mlp, int spacing) {
     // A dense layer, or one whose frames are not the previous layer's positions, ends the chain.
     if (conv.positions < 2 || (l > 0 && conv.frame_width != layers[l - 1].outputs)) break;
     hop_step *= conv.stride_frames;
-    stages_.push_back(
-        Stage{conv.positions,
-              conv.outputs,
-              conv.kernel_frames,
-              hop_step,
-              static_cast<size_t>(conv.positions - 1) * static_cast<size_t>(conv.stride_frames),
-              0,
-              {},
-              {}});
+    stages_.push_back(Stage{.positions = conv.positions,
+                            .channels = conv.outputs,
+                            .kernel_frames = conv.kernel_frames,
+                            .hop_step = hop_step,
+                            .newest_first = static_cast<size_t>(conv.positions - 1) *
+                                            static_cast<size_t>(conv.stride_frames)});
   }
   size_t widest_window = 0;
   for (size_t l = 0; l < stages_.size(); ++l) {

@@ -37,11 +37,11 @@ class ConvStream {
   // One streamed convolution (layer l of the network).
   struct Stage {
     int positions, channels, kernel_frames;
-    int64_t hop_step;           // hops between two of its positions: h_l
-    size_t newest_first;        // the input frame (or position) where its newest window starts
-    int64_t ring_hops;          // 1 + the lag of the oldest of its outputs still read
-    std::vector<int8_t> ring;   // [ring_hops][channels]: each hop's newest window's outputs
-    std::vector<int8_t> zeros;  // the outputs of a window of a hop before the stream
+    int64_t hop_step;             // hops between two of its positions: h_l
+    size_t newest_first;          // the input frame (or position) where its newest window starts
+    int64_t ring_hops = 0;        // 1 + the lag of the oldest of its outputs still read
+    std::vector<int8_t> ring{};   // [ring_hops][channels]: each hop's newest window's outputs
+    std::vector<int8_t> zeros{};  // the outputs of a window of a hop before the stream
 
     std::span<int8_t> Newest(int64_t t);  // where hop t >= 0 writes its newest window's outputs
     // Its outputs at positions first .. first + count - 1 of hop t, position-major, into out.
