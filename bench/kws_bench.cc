@@ -99,14 +99,15 @@ BENCHMARK_CAPTURE(BM_FrontEndPlusKws, large, kLarge);
 BENCHMARK_CAPTURE(BM_FrontEndPlusKws, small, kSmall);
 
 // The int8 engine's dot products (models/int8_dot.h) on the large model's own layers, plain loop
-// against AVX2 in the same run: one hop's convolution window (any int8 inputs) or its dense layer
-// over every position (ReLU outputs).
-void BM_DotRows(benchmark::State& state, size_t layer, bool avx2) {
+// against AVX2 in the same run: one hop's window of its first convolution (any int8 inputs) or its
+// hidden dense layer over every position of the layer before (ReLU outputs).
+void BM_DotRows(benchmark::State& state, bool dense, bool avx2) {
   if (avx2 && !models::Avx2Available()) {
     state.SkipWithError("no AVX2 on this CPU");
     return;
   }
   const auto model = *KwsModel::Load(kLarge, features::FrontEndConfig{});
+  const size_t layer = dense ? model->mlp().layers().size() - 2 : 0;
   const models::Int8Dense& l = model->mlp().layers()[layer];
   const auto k = static_cast<size_t>(l.inputs), rows = static_cast<size_t>(l.outputs);
   const auto kind = layer == 0 ? models::Int8Inputs::kAny : models::Int8Inputs::kNonNegative;
@@ -126,10 +127,10 @@ void BM_DotRows(benchmark::State& state, size_t layer, bool avx2) {
   }
   state.counters["macs"] = static_cast<double>(rows * k);
 }
-BENCHMARK_CAPTURE(BM_DotRows, large_conv_plain, 0, false);
-BENCHMARK_CAPTURE(BM_DotRows, large_conv_avx2, 0, true);
-BENCHMARK_CAPTURE(BM_DotRows, large_dense_plain, 1, false);
-BENCHMARK_CAPTURE(BM_DotRows, large_dense_avx2, 1, true);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv_plain, false, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv_avx2, false, true);
+BENCHMARK_CAPTURE(BM_DotRows, large_dense_plain, true, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_dense_avx2, true, true);
 
 }  // namespace
 }  // namespace earshot::kws

@@ -49,12 +49,24 @@ double FloatMlp::ErrorBound() const {
 }
 
 double FloatMlp::ErrorRms() const {
-  Eigen::VectorXd var = Eigen::VectorXd::Zero(layers_.front().inputs);
-  for (const Layer& l : layers_) {
-    var = PerPosition(l, l.weight.cwiseAbs2(), var,
-                      Eigen::VectorXd::Constant(l.weight.rows(), 1.0 / 12.0));
+  // The output's error is linear in the roundings (ReLU and the clamp passing them): the sum over
+  // layers of the output's gradient with respect to the layer's outputs times their roundings. Its
+  // variance is then the gradients' squared norms over 12, the gradients back-propagated through
+  // the weights; this counts what hidden units, or overlapping windows, share of an error.
+  Eigen::VectorXd gradient = Eigen::VectorXd::Ones(1);  // of the logit, with respect to itself
+  double variance = 1.0 / 12.0;
+  for (size_t l = layers_.size() - 1; l > 0; --l) {  // the first layer's inputs are exact
+    const Layer& layer = layers_[l];
+    const Eigen::Index c = layer.weight.rows(), k = layer.weight.cols();
+    Eigen::VectorXd before = Eigen::VectorXd::Zero(layer.inputs);
+    for (Eigen::Index p = 0; p < layer.positions; ++p) {
+      before.segment(p * layer.window_step, k) +=
+          layer.weight.transpose() * gradient.segment(p * c, c);
+    }
+    gradient = std::move(before);
+    variance += gradient.squaredNorm() / 12.0;
   }
-  return std::sqrt(var(0));
+  return std::sqrt(variance);
 }
 
 }  // namespace earshot::models

@@ -28,8 +28,8 @@ class FloatMlp {
   // output's own rounding.
   double ErrorBound() const;
   // The error's expected size when the roundings are independent and uniform over +-1/2 quantum
-  // (variance 1/12 each, carried by W squared, per position as above): the root mean square a test
-  // can hold the engine to.
+  // (variance 1/12 each), carried by W as above (ReLU and the clamp passing them), hidden units
+  // and overlapping windows sharing them: the root mean square a test can hold the engine to.
   double ErrorRms() const;
 
  private:

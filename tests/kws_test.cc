@@ -126,8 +126,8 @@ TEST(Kws, SmoothedScoreIsTheMeanOfTheLastNetworkScores) {
 }
 
 // The int8 engine against the float network (Eigen) on the inputs of real audio: every logit
-// within the rounding's worst-case bound, and their root mean square error within twice what
-// independent roundings would give.
+// within the rounding's worst-case bound, and their root mean square error within what
+// independent roundings would give (less: a ReLU that is off stops an error).
 TEST(Kws, Int8AgreesWithTheFloatReference) {
   for (const ModelAndVectors& mv : Bundled()) {
     SCOPED_TRACE(mv.model);
@@ -155,7 +155,7 @@ TEST(Kws, Int8AgreesWithTheFloatReference) {
       max_logit = std::max(max_logit, std::abs(want));
     }
     const double rms = std::sqrt(sum_square / static_cast<double>(hops.size()));
-    EXPECT_LT(rms, 2 * reference.ErrorRms())
+    EXPECT_LT(rms, reference.ErrorRms())
         << "rounding alone would give " << reference.ErrorRms();
     EXPECT_GT(max_logit, 16 * max_error) << "the logits must span far more than their error";
     std::cout << "  " << mv.model << ": logit error rms " << rms << " (rounding model "

@@ -61,7 +61,7 @@ head -c 100000 "$tmp/kws.checkpoint" > "$tmp/truncated.checkpoint"
 for case in "--seed 7|$tmp/kws.checkpoint: a checkpoint of a run with other options (seed)" \
             "--checkpoint $tmp/truncated.checkpoint|$tmp/truncated.checkpoint: not a readable checkpoint" \
             "--small-stride 3 --small-from distilled|--small-stride and --small-conv2 give the small model a shape of its own" \
-            "--conv2 3,2,8 --small-from distilled|--conv2 is the large model's"; do
+            "--small-from distilled|--conv2 gives the large model a second convolution"; do
   if /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" ${case%%|*} \
        --out "$tmp/refused.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
        2> "$tmp/refused.txt"; then
@@ -83,13 +83,15 @@ grep -q "^small: 32 channels, a window of 5 frames every 3, " "$tmp/from_large.l
   --frames 69 --large-init "$tmp/kws.eshm" --out "$tmp/kws_more.eshm" --log "$tmp/more.log"
 gap=$(sed -n "s|^large: the weights of $tmp/kws.eshm (dev scores within \([0-9.]*\) of its int8 ones).*|\1|p" "$tmp/more.log")
 awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.05) }' || { echo "FAIL: dequantised scores off by '$gap'"; exit 1; }
-# Models of two convolutions (--conv2, --small-conv2), both streamed in C++ (conv_stream.h).
+# The large models above have two convolutions (--conv2's default), both streamed in C++;
+# here a large model of one (--conv2 none) and a small one of two (--small-conv2).
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
-  --streams 4 --epochs 1 --small-epochs 1 --mine-rounds 1 "${synth[@]}" --frames 69 --conv2 3,2,16 \
+  --streams 4 --epochs 1 --small-epochs 1 --mine-rounds 1 "${synth[@]}" --frames 69 --conv2 none \
   --small-conv2 4,1,8 \
-  --out "$tmp/kws_conv2.eshm" --small-out "$tmp/kws_conv2_small.eshm" --log "$tmp/conv2.log"
-grep -q "^large: 69 frames x 20 bands, .* x 56 channels, then over 3 positions every 2 (16) x 16 channels" "$tmp/conv2.log"
-grep -q "^small: 32 channels, a window of 5 frames every 2, then over 4 positions every 1 x 8 channels" "$tmp/conv2.log"
+  --out "$tmp/kws_alt.eshm" --small-out "$tmp/kws_alt_small.eshm" --log "$tmp/alt.log"
+grep -q "^large: 69 frames x 20 bands, .* (33 positions) x 64 channels, MLP hidden" "$tmp/alt.log"
+grep -q "^large: 69 frames x 20 bands, .* x 64 channels, then over 5 positions every 2 (15) x 64 channels" "$tmp/kws.log"
+grep -q "^small: 32 channels, a window of 5 frames every 2, then over 4 positions every 1 x 8 channels" "$tmp/alt.log"
 # A large model of another input transform, or of another context, is refused before any
 # training, naming the file.
 for case in "--frames 69|its kws_transform is (8, 7, -64, 63)" \
@@ -101,7 +103,7 @@ for case in "--frames 69|its kws_transform is (8, 7, -64, 63)" \
   fi
   grep -qF "$tmp/kws.eshm: ${case#*|}" "$tmp/refused.txt" || { cat "$tmp/refused.txt"; exit 1; }
 done
-for size in kws kws_small kws_from_large kws_more kws_conv2 kws_conv2_small; do
+for size in kws kws_small kws_from_large kws_more kws_alt kws_alt_small; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
     --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"
   EARSHOT_KWS_MODEL="$tmp/$size.eshm" EARSHOT_KWS_VECTORS="$tmp/${size}_vectors.txt" \

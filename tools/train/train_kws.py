@@ -5,7 +5,7 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--frames 77] [--conv 5,2,56] [--conv2 K,S,C] [--hidden 64] [--small-channels 32] [--small-stride N]
+           [--frames 77] [--conv 5,2,64] [--conv2 5,2,64|none] [--hidden 96] [--small-channels 32] [--small-stride N]
            [--small-conv2 K,S,C]
            [--small-hidden 32] [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
@@ -16,10 +16,11 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
 The defaults give the bundled large model (the small one: the README's second command); the other
-options are the variants of the README's table (R, the large model before: --frames 56 --conv
-5,2,80 --epochs 8 --mine-rounds 4 --small-channels 40; the models before it: --frames 56 --conv
+options are the variants of the README's table (C77P, the large model before: --conv 5,2,56 --conv2
+none --hidden 64; R, before it: --conv2 none --hidden 64 --frames 56 --conv 5,2,80 --epochs 8
+--mine-rounds 4 --small-channels 40; the models before it: --conv2 none --hidden 64 --frames 56 --conv
 5,2,64 --epochs 8 --mine-rounds 4 --small-channels 24; the previous conv models: those and
---transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --frames 56 --hidden 96,48
+--transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --conv2 none --frames 56 --hidden 96,48
 --small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform
 8,7,-64,63; more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech,
 streams that start inside a clip, synthetic clatter, negatives at other speeds, other contexts).
@@ -33,8 +34,9 @@ near misses ("commuter", "cucumber", ...) the negatives, training split only.
 Targets: 1 on the hops from 30 ms before to 120 ms after the keyword's last voiced
 frame, ignored on the rest of the keyword, 0 elsewhere.
 Large: 77 frames (every 2nd of the last 1.5 s: the keyword and the pause before it) x 20 bands; a
-convolution over time (one linear map to 56 channels, ReLU, applied to every window of 5 frames,
-every 2nd frame: 37 positions), then 2072 -> 64 -> 1; dropout 0.2, 12 epochs, each after the first
+convolution over time (one linear map to 64 channels, ReLU, applied to every window of 5 frames,
+every 2nd frame: 37 positions), a second one over its positions (every window of 5, every 2nd: 17
+positions x 64 channels, ReLU), then 1088 -> 96 -> 1; dropout 0.2, 12 epochs, each after the first
 on a new draw of 300 augmented streams (4.4 h: with 208 keyword clips, epochs over the same streams
 only memorise them); then, six times, its false accepts on 300 fresh negative streams (5.3 h, 80%
 of their clips read speech, where the false accepts come from) are mined, and 2 more epochs (new
@@ -50,9 +52,10 @@ model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds 
 streams for the hard negatives the small model starts from (in place of the rows mined while the
 large model trained); with --small-fresh, then the small model's own rounds.
 --small-stride N gives the small model a window every N frames instead of the large one's (the
-bundled small model: every 3rd, 44 channels), trained from scratch; --conv2 K,S,C gives the large
-model a second convolution, over K of the first one's positions every S, to C channels, and
---small-conv2 the small one (both models then trained from scratch).
+bundled small model: every 3rd, 44 channels), trained from scratch; --conv2 K,S,C is the large
+model's second convolution, over K of the first one's positions every S, to C channels (none: a
+single convolution, the large models before; its small model is then trained from scratch, as
+with --small-conv2, a second convolution in the small one).
 --large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
 float scores are the file's but for rounding), without the first --epochs: FILE mines its hard
 negatives as with --large-from, then --mine-rounds more rounds of mining the model's own false
@@ -160,7 +163,7 @@ def make_large(args, inputs, log):
         log(f"large: {args.frames} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
         return kws_model.make_mlp((inputs, *hidden, 1), dropout=DROPOUT)
     kernel, stride, channels = ints(args.conv)
-    mix = ints(args.conv2) if args.conv2 else None
+    mix = None if args.conv2 == "none" else ints(args.conv2)
     model = kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels, hidden,
                               dropout=DROPOUT, mix=mix)
     second = "" if mix is None else (f", then over {mix[0]} positions every {mix[1]} "
@@ -347,15 +350,15 @@ def main():
                         "(one this script wrote, dequantised): FILE mines its hard negatives as with "
                         "--large-from, then --mine-rounds more rounds of mining its own false "
                         "accepts; no first epochs")
-    p.add_argument("--conv", default="5,2,56",
+    p.add_argument("--conv", default="5,2,64",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
                         "frames); 'none': an MLP over the stacked frames (the previous models)")
-    p.add_argument("--conv2", metavar="K,S,C",
-                   help="a second convolution in the large model, over K of the first one's "
-                        "positions every S, to C channels (default: none)")
+    p.add_argument("--conv2", metavar="K,S,C", default="5,2,64",
+                   help="the large model's second convolution, over K of the first one's positions "
+                        "every S, to C channels; 'none': a single convolution (the models before)")
     p.add_argument("--frames", type=int, default=LARGE_FRAMES,
                    help="the large model's context: this many frames, every 2nd hop (77: 1.5 s)")
-    p.add_argument("--hidden", default="64", help="the MLP's hidden layers (96,48 for --conv none)")
+    p.add_argument("--hidden", default="96", help="the MLP's hidden layers (96,48 for --conv none)")
     p.add_argument("--small-channels", default="32", help="channels the small model keeps (conv)")
     p.add_argument("--small-stride", type=int,
                    help="the small model's window step in frames (default: the large model's); "
@@ -429,10 +432,9 @@ def main():
         p.error("--small-stride and --small-conv2 give the small model a shape of its own, trained "
                 "from scratch: no "
                 "--ablation-dir, --small-from distilled or --conv none")
-    if args.conv2 and (args.large_from or args.ablation_dir or args.small_from != "scratch" or
-                       args.conv == "none"):
-        p.error("--conv2 is the large model's; its small model is trained from scratch: no "
-                "--large-from, --ablation-dir, --small-from distilled or --conv none")
+    if args.conv2 != "none" and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
+        p.error("--conv2 gives the large model a second convolution; its small model is trained from "
+                "scratch: no --ablation-dir, --small-from distilled or --conv none (--conv2 none)")
     if args.large_init and (args.large_from or args.ablation_dir or args.conv == "none"):
         p.error("--large-init trains the convolutional large model alone: no --large-from, "
                 "--ablation-dir or --conv none")
