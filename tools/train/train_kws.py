@@ -5,8 +5,8 @@ structured pruning and knowledge distillation. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
-           [--frames 77] [--conv 5,2,64] [--conv2 5,2,64|none] [--hidden 96] [--small-channels 32] [--small-stride N]
-           [--small-conv2 K,S,C]
+           [--frames 77] [--conv 5,2,64] [--conv2 5,2,64|none] [--hidden 96]
+           [--small-channels 32] [--small-stride N] [--small-conv2 K,S,C]
            [--small-hidden 32] [--small-from scratch|distilled]
            [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
            [--mine-rounds 6] [--mine-streams 300] [--mine-speech-frac 0.8]
@@ -430,8 +430,7 @@ def main():
     if (args.small_stride or args.small_conv2) and (args.ablation_dir or args.small_from != "scratch" or
                                                     args.conv == "none"):
         p.error("--small-stride and --small-conv2 give the small model a shape of its own, trained "
-                "from scratch: no "
-                "--ablation-dir, --small-from distilled or --conv none")
+                "from scratch: no --ablation-dir, --small-from distilled or --conv none")
     if args.conv2 != "none" and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
         p.error("--conv2 gives the large model a second convolution; its small model is trained from "
                 "scratch: no --ablation-dir, --small-from distilled or --conv none (--conv2 none)")
