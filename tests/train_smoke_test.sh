@@ -60,8 +60,8 @@ cmp "$tmp/kws.eshm" "$tmp/resumed.eshm" && cmp "$tmp/kws_small.eshm" "$tmp/resum
 head -c 100000 "$tmp/kws.checkpoint" > "$tmp/truncated.checkpoint"
 for case in "--seed 7|$tmp/kws.checkpoint: a checkpoint of a run with other options (seed)" \
             "--checkpoint $tmp/truncated.checkpoint|$tmp/truncated.checkpoint: not a readable checkpoint" \
-            "--small-stride 3 --small-from distilled|--small-stride and --small-conv2 give the small model a shape of its own" \
-            "--small-from distilled|--conv2 gives the large model a second convolution"; do
+            "--small-stride 3 --small-from distilled|--small-stride: the small model is then trained from scratch" \
+            "--small-from distilled|--conv2: the small model is then trained from scratch"; do
   if /usr/bin/python3 "$src/tools/train/train_kws.py" "${kws_options[@]}" ${case%%|*} \
        --out "$tmp/refused.eshm" --small-out "$tmp/refused_small.eshm" --log "$tmp/refused.log" \
        2> "$tmp/refused.txt"; then
@@ -76,7 +76,7 @@ done
   --transform 8,7,-64,63 --noise-suppression --frames 69 --large-from "$tmp/kws.eshm" \
   --small-stride 3 --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
 grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
-grep -q "^small: 32 channels, a window of 5 frames every 3, " "$tmp/from_large.log"
+grep -q "^small: convolution over 5 frames every 3 (22 positions) x 32 channels, MLP hidden" "$tmp/from_large.log"
 # The large model on from that file's weights (dequantised): its scores stay the int8 ones'.
 /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 "${synth[@]}" --transform 8,7,-64,63 --noise-suppression \
@@ -91,7 +91,7 @@ awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.05) }' || { echo "FAIL: dequant
   --out "$tmp/kws_alt.eshm" --small-out "$tmp/kws_alt_small.eshm" --log "$tmp/alt.log"
 grep -q "^large: 69 frames x 20 bands, .* (33 positions) x 64 channels, MLP hidden" "$tmp/alt.log"
 grep -q "^large: 69 frames x 20 bands, .* x 64 channels, then over 5 positions every 2 (15) x 64 channels" "$tmp/kws.log"
-grep -q "^small: 32 channels, a window of 5 frames every 2, then over 4 positions every 1 x 8 channels" "$tmp/alt.log"
+grep -q "^small: convolution over 5 frames every 2 (33 positions) x 32 channels, then over 4 positions every 1 (30) x 8 channels" "$tmp/alt.log"
 # A large model of another input transform, or of another context, is refused before any
 # training, naming the file.
 for case in "--frames 69|its kws_transform is (8, 7, -64, 63)" \
@@ -110,4 +110,4 @@ for size in kws kws_small kws_from_large kws_more kws_alt kws_alt_small; do
     "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
   "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
-echo "9 passed, 0 failed"
+echo "train_smoke_test: every check passed"

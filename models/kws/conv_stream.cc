@@ -43,11 +43,9 @@ ConvStream::ConvStream(const models::Int8Mlp& mlp, int spacing) {
     s.ring_hops = (s.positions - 1 - oldest_read) * s.hop_step + 1;
     s.ring.resize(static_cast<size_t>(s.ring_hops) * static_cast<size_t>(s.channels));
     s.zeros.resize(static_cast<size_t>(s.channels));
-    if (l > 0) {
-      widest_window = std::max(widest_window, static_cast<size_t>(layers[l].inputs));
-    }
+    widest_window = std::max(widest_window, static_cast<size_t>(layers[l].inputs));
   }
-  window_.resize(std::max(widest_window, static_cast<size_t>(layers[0].inputs)));
+  window_.resize(widest_window);
   // A window of a hop before the stream: the first stage's reads zeros, a later one's the zeros
   // outputs of the stage before.
   mlp.RunWindow(0, std::span<const int8_t>(window_.data(), static_cast<size_t>(layers[0].inputs)),

@@ -20,6 +20,21 @@ def make_mlp(dims, dropout=0.0):
     return torch.nn.Sequential(*layers)
 
 
+def positions(frames, kernel, stride):
+    """The windows of `kernel` frames, every `stride`, in `frames`."""
+    return (frames - kernel) // stride + 1
+
+
+def describe_conv(frames, kernel, stride, channels, mix=None):
+    """A ConvMlp's convolutions (its arguments), as the training log states them."""
+    p = positions(frames, kernel, stride)
+    text = f"convolution over {kernel} frames every {stride} ({p} positions) x {channels} channels"
+    if mix is not None:
+        k, s, c = mix
+        text += f", then over {k} positions every {s} ({positions(p, k, s)}) x {c} channels"
+    return text
+
+
 class ConvMlp(torch.nn.Module):
     """A convolution over time, then an MLP: one linear map (`channels` outputs, ReLU) applied to
     each window of `kernel` input frames of `width` values, every `stride` frames; the MLP reads
@@ -30,7 +45,7 @@ class ConvMlp(torch.nn.Module):
     def __init__(self, frames, width, kernel, stride, channels, hidden, dropout=0.0, mix=None):
         super().__init__()
         self.frames, self.width, self.kernel, self.stride = frames, width, kernel, stride
-        self.positions = (frames - kernel) // stride + 1
+        self.positions = positions(frames, kernel, stride)
         self.patch = torch.nn.Linear(kernel * width, channels)
         self.mix_conv, self.mix = None, None
         head_inputs = self.positions * channels
@@ -38,7 +53,7 @@ class ConvMlp(torch.nn.Module):
             k, s, c = mix
             self.mix_conv = (k, s, channels)
             self.mix = torch.nn.Linear(k * channels, c)
-            head_inputs = ((self.positions - k) // s + 1) * c
+            head_inputs = positions(self.positions, k, s) * c
         self.drop = torch.nn.Dropout(dropout)
         self.head = make_mlp((head_inputs, *hidden, 1), dropout)
 
@@ -47,7 +62,7 @@ class ConvMlp(torch.nn.Module):
 
     def convolutions(self):
         """[(linear, (kernel, stride, width))] of the convolutions, in order."""
-        return [(self.patch, self.conv())] + ([(self.mix, self.mix_conv)] if self.mix else [])
+        return [(self.patch, self.conv())] + ([(self.mix, self.mix_conv)] if self.mix is not None else [])
 
     def windows(self, x, conv=None):
         """(n, frames * width) -> (n, positions, kernel * width), each window frame-major (conv:

@@ -42,7 +42,7 @@ only memorise them); then, six times, its false accepts on 300 fresh negative st
 of their clips read speech, where the false accepts come from) are mined, and 2 more epochs (new
 streams again, plus every mined hop so far) follow.
 Small: the shape of the large one's 32 most important channels and 32 hidden units (structured
-pruning), trained from scratch for --epochs on the large one's last rows (its mined hard negatives
+pruning; with --conv2 none), trained from scratch for --epochs on the large one's last rows (its mined hard negatives
 included): better on the README's 10.2 h evaluation than the pruned weights fine-tuned with the
 large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
@@ -166,11 +166,8 @@ def make_large(args, inputs, log):
     mix = None if args.conv2 == "none" else ints(args.conv2)
     model = kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels, hidden,
                               dropout=DROPOUT, mix=mix)
-    second = "" if mix is None else (f", then over {mix[0]} positions every {mix[1]} "
-                                     f"({(model.positions - mix[0]) // mix[1] + 1}) x {mix[2]} channels")
-    log(f"large: {args.frames} frames x {kws_input.POOLED} bands, convolution over {kernel} "
-        f"frames every {stride} ({model.positions} positions) x {channels} channels{second}, "
-        f"MLP hidden {hidden}")
+    log(f"large: {args.frames} frames x {kws_input.POOLED} bands, "
+        f"{kws_model.describe_conv(args.frames, kernel, stride, channels, mix)}, MLP hidden {hidden}")
     return model
 
 
@@ -258,9 +255,9 @@ def prune_large(args, large, x, log):
         mix = ints(args.small_conv2) if args.small_conv2 else None
         make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
                                          channels, hidden, mix=mix)
-        if large is None or stride != large_stride or large.mix is not None or mix:  # only the shape
-            second = "" if mix is None else f", then over {mix[0]} positions every {mix[1]} x {mix[2]} channels"
-            log(f"small: {channels} channels, a window of {kernel} frames every {stride}{second}, "
+        if large is None or stride != large_stride or large.mix is not None or mix is not None:
+            # only the shape (trained from scratch)
+            log(f"small: {kws_model.describe_conv(args.frames, kernel, stride, channels, mix)}, "
                 f"MLP hidden {hidden}")
             return None, None, make
         small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
@@ -427,13 +424,13 @@ def main():
                             args.conv == "none"):
         p.error("--large-from trains a convolutional small model from scratch: no --checkpoint, "
                 "--ablation-dir, --small-from distilled or --conv none")
-    if (args.small_stride or args.small_conv2) and (args.ablation_dir or args.small_from != "scratch" or
-                                                    args.conv == "none"):
-        p.error("--small-stride and --small-conv2 give the small model a shape of its own, trained "
-                "from scratch: no --ablation-dir, --small-from distilled or --conv none")
-    if args.conv2 != "none" and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
-        p.error("--conv2 gives the large model a second convolution; its small model is trained from "
-                "scratch: no --ablation-dir, --small-from distilled or --conv none (--conv2 none)")
+    own_shape = [name for name, given in (("--small-stride", args.small_stride),
+                                          ("--small-conv2", args.small_conv2),
+                                          ("--conv2", args.conv2 != "none")) if given]
+    if own_shape and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
+        p.error(f"{own_shape[0]}: the small model is then trained from scratch, in a shape pruning "
+                "does not cut: no --ablation-dir, --small-from distilled or --conv none (one "
+                "convolution in the large model: --conv2 none)")
     if args.large_init and (args.large_from or args.ablation_dir or args.conv == "none"):
         p.error("--large-init trains the convolutional large model alone: no --large-from, "
                 "--ablation-dir or --conv none")
