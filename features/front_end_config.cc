@@ -8,13 +8,14 @@ Status FrontEndConfig::Validate() const {
   auto fail = [](const std::string& what) { return Status(Error{"front end: " + what}); };
   if (sample_rate_hz != 16000) return fail("sample rate must be 16000 Hz");
   if (hop_ms != 10) return fail("hop must be 10 ms (one frame per pipeline frame)");
-  if (window_samples() < hop_samples() || window_samples() > fft_size) {
+  if (!std::has_single_bit(static_cast<unsigned>(fft_size)) || fft_size < 64 || fft_size > 1024) {
+    return fail("fft_size " + std::to_string(fft_size) + " must be a power of two in [64, 1024]");
+  }
+  // At most 64 ms (the largest FFT) before window_samples() is computed, which could overflow.
+  if (window_ms < hop_ms || window_ms > 64 || window_samples() > fft_size) {
     return fail("window " + std::to_string(window_ms) + " ms must be >= the hop and fit in the " +
                 std::to_string(fft_size) + "-point FFT (" + std::to_string(fft_size * 1000 / 16000) +
                 " ms)");
-  }
-  if (!std::has_single_bit(static_cast<unsigned>(fft_size)) || fft_size < 64 || fft_size > 1024) {
-    return fail("fft_size " + std::to_string(fft_size) + " must be a power of two in [64, 1024]");
   }
   if (mel_low_hz < 0 || mel_high_hz > sample_rate_hz / 2 || mel_low_hz >= mel_high_hz) {
     return fail("mel range " + std::to_string(mel_low_hz) + "-" + std::to_string(mel_high_hz) +
@@ -27,6 +28,12 @@ Status FrontEndConfig::Validate() const {
     return fail("log_floor_db must be in [-127, -40] dB");
   }
   if (mean_norm_shift < 1 || mean_norm_shift > 15) return fail("mean_norm_shift must be in [1, 15]");
+  if (preemphasis_q15 < 0 || preemphasis_q15 > 32767) {
+    return fail("pre-emphasis " + std::to_string(preemphasis_q15) + " / 32768 must be in [0, 1)");
+  }
+  if (dc_pole_q15 < 0 || dc_pole_q15 > 32767) {
+    return fail("DC-removal pole " + std::to_string(dc_pole_q15) + " / 32768 must be in [0, 1)");
+  }
   return OkStatus();
 }
 

@@ -69,8 +69,10 @@ void MelFilterbank::Process(std::span<const ComplexInt32> spectrum, std::span<ui
     power_[k] = (re + im + (uint64_t{1} << (kPowerShift - 1))) >> kPowerShift;  // rounded
   }
   for (size_t b = 0; b < first_bin_.size(); ++b) {
-    const uint64_t* p = &power_[first_bin_[b]];
-    const int16_t* w = &weights_q15_[weight_offset_[b]];
+    // Pointer arithmetic, not operator[]: an empty band (narrower than a bin) may sit at the end
+    // of the weights, or be all there is (fuzzing found a 1 Hz range of 128 bands).
+    const uint64_t* p = power_.data() + first_bin_[b];
+    const int16_t* w = weights_q15_.data() + weight_offset_[b];
     const int count = weight_offset_[b + 1] - weight_offset_[b];
     uint64_t sum = 0;
     for (int i = 0; i < count; ++i) sum += static_cast<uint64_t>(w[i]) * p[i];  // Q15 * P

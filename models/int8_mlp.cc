@@ -1,6 +1,7 @@
 #include "models/int8_mlp.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <string>
 
 #include "models/int8_dot.h"
@@ -11,6 +12,8 @@ namespace {
 // A bound on any layer's outputs (P * C) and so on the scratch buffers: far above any model's,
 // it keeps a damaged file's geometry from asking for gigabytes.
 constexpr int64_t kMaxLayerOutputs = int64_t{1} << 24;
+constexpr int kMaxRowInputs = 1 << 16;
+constexpr int64_t kMaxBias = int64_t{1} << 30;
 
 // acc * mult / 2^shift, rounded: |acc| < 2^31 and mult < 2^31, so the product fits in int64.
 inline int64_t Requantize(int32_t acc, int32_t mult, int32_t shift) {
@@ -101,6 +104,12 @@ Result<Int8Dense> LoadLayer(const ModelFile& file, int l, int input_size) {
   layer.outputs = static_cast<int>((*dims)[0]);
   layer.inputs = static_cast<int>((*dims)[1]);
   if (Status s = SetGeometry(file, l, input_size, layer); !s.ok()) return s.error();
+  // |acc| < 2^31 (Requantize): a row's products are at most 128 * 128 each, so 2^16 inputs and
+  // a bias under 2^30 keep the int32 accumulator from overflowing.
+  if (layer.inputs > kMaxRowInputs) {
+    return file.Fail("layer " + std::to_string(l) + " reads " + std::to_string(layer.inputs) +
+                     " inputs per row, more than 2^16");
+  }
   if (int64_t{layer.positions} * layer.outputs > kMaxLayerOutputs) {
     return file.Fail("layer " + std::to_string(l) + " has " + std::to_string(layer.positions) +
                      " x " + std::to_string(layer.outputs) + " outputs, more than 2^24");
@@ -122,6 +131,9 @@ Result<Int8Dense> LoadLayer(const ModelFile& file, int l, int input_size) {
   for (int o = 0; o < layer.outputs; ++o) {
     if (layer.mult[o] <= 0 || layer.shift[o] < 1 || layer.shift[o] > 62) {
       return file.Fail("layer " + std::to_string(l) + " has an invalid requantisation");
+    }
+    if (std::abs(int64_t{layer.bias[o]}) >= kMaxBias) {
+      return file.Fail("layer " + std::to_string(l) + " has a bias beyond 2^30");
     }
   }
   return layer;

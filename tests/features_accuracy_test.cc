@@ -231,6 +231,12 @@ TEST(FrontEndConfigTest, ValidateExplainsWithUnits) {
   c.mel_high_hz = 9000;
   EXPECT_FALSE(c.Validate().ok());
   EXPECT_FALSE(FrontEnd::Create(c).ok());
+  c = FrontEndConfig{};
+  c.window_ms = 8025000;  // found by text_fuzz: its samples overflowed an int before the check
+  EXPECT_FALSE(c.Validate().ok());
+  c = FrontEndConfig{};
+  c.preemphasis_q15 = 163840;  // -alpha 5
+  EXPECT_NE(c.Validate().error().message.find("pre-emphasis"), std::string::npos);
 }
 
 }  // namespace

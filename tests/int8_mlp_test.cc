@@ -240,5 +240,18 @@ TEST(Int8MlpConvFile, OutputsAreBounded) {
             std::string::npos);
 }
 
+TEST(Int8MlpFile, AccumulatorsCannotOverflow) {
+  // Found by model_fuzz: a bias near 2^31 overflowed the int32 sum of the dot product and the bias.
+  EXPECT_NE(LoadError(With(StridedModel(), Int32("l0.bias", {3, 2147385342})), 8)
+                .find("layer 0 has a bias beyond 2^30"),
+            std::string::npos);
+  // Rows of 2^16 + 1 inputs (one frame of that many, kernel 1): 128 * 128 products could overflow.
+  constexpr int kWide = (1 << 16) + 1;
+  std::vector<Tensor> tensors = With(StridedModel(), Int32("l0.conv", {1, 1, kWide}));
+  tensors = With(tensors, Int8("l0.weight", {2, kWide}, std::vector<int8_t>(2 * kWide, 1)));
+  EXPECT_NE(LoadError(tensors, kWide).find("layer 0 reads 65537 inputs per row, more than 2^16"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace earshot::models

@@ -300,6 +300,8 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
   expect_error("-transform dct\n-nfilt twenty\n", "-nfilt 'twenty' is not a number");
   expect_error("-transform dct\n-samprate 8000\n", "sample rate must be 16000 Hz");
   expect_error("-transform dct\n-lowerf\n", "-lowerf has no value");
+  expect_error("-transform dct\n-wlen 1e300\n", "window 2000000000 ms must be");
+  expect_error("-transform dct\n-wlen 8025\n", "window 8025000 ms must be");
   EXPECT_NE(CepstraSpec::FromFeatParams("/nonexistent/feat.params").error().message.find(
                 "/nonexistent/feat.params"),
             std::string::npos);

@@ -1,5 +1,6 @@
 #include "models/stt/sphinx_cepstra.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <fstream>
@@ -21,6 +22,10 @@ const std::map<std::string, std::string> kDefaults = {
     {"-transform", "legacy"}, {"-lifter", "0"},         {"-ncep", "13"},
     {"-alpha", "0.97"},       {"-wlen", "0.025625"},    {"-nfft", "512"},
     {"-samprate", "16000"}};
+
+// A setting as an int: rounded, and clamped first so that any finite value converts (one far
+// out of range stays out of range, for FrontEndConfig::Validate to name).
+int ToInt(double v) { return static_cast<int>(std::lround(std::clamp(v, -2e9, 2e9))); }
 
 // ln of pocketsphinx's band energies where earshot's read 0 dB: a full-scale sine under its Hamming
 // window of `window_samples`, summed by a unit-area triangle (height 2 / width in Hz) per band.
@@ -71,22 +76,22 @@ Result<CepstraSpec> CepstraSpec::FromFeatParams(const std::string& path) {
   }
   CepstraSpec spec;
   features::FrontEndConfig& c = spec.front_end;
-  c.sample_rate_hz = static_cast<int>(std::lround(v["-samprate"]));
-  c.window_ms = static_cast<int>(std::lround(v["-wlen"] * 1000.0));
-  c.fft_size = static_cast<int>(std::lround(v["-nfft"]));
-  c.mel_bands = static_cast<int>(std::lround(v["-nfilt"]));
-  c.mel_low_hz = static_cast<int>(std::lround(v["-lowerf"]));
-  c.mel_high_hz = static_cast<int>(std::lround(v["-upperf"]));
-  c.mfcc_count = static_cast<int>(std::lround(v["-ncep"]));
-  c.lifter = static_cast<int>(std::lround(v["-lifter"]));
-  c.preemphasis_q15 = static_cast<int>(std::lround(v["-alpha"] * 32768.0));
+  c.sample_rate_hz = ToInt(v["-samprate"]);
+  c.window_ms = ToInt(v["-wlen"] * 1000.0);
+  c.fft_size = ToInt(v["-nfft"]);
+  c.mel_bands = ToInt(v["-nfilt"]);
+  c.mel_low_hz = ToInt(v["-lowerf"]);
+  c.mel_high_hz = ToInt(v["-upperf"]);
+  c.mfcc_count = ToInt(v["-ncep"]);
+  c.lifter = ToInt(v["-lifter"]);
+  c.preemphasis_q15 = ToInt(v["-alpha"] * 32768.0);
   c.noise_suppression = true;  // pocketsphinx's -remove_noise, on by default
   c.log_floor_db = -127;       // pocketsphinx's logs go as low as the samples' last bit
   if (Status s = c.Validate(); !s.ok()) return Error{path + ": " + s.error().message};
 
   const std::vector<double> bands =
       BandOffsets(c.mel_bands, c.mel_low_hz, c.mel_high_hz,
-                  static_cast<int>(std::lround(v["-wlen"] * c.sample_rate_hz)));
+                  ToInt(v["-wlen"] * c.sample_rate_hz));
   const std::vector<double> dct = features::DctMatrix(c.mel_bands, c.mfcc_count, c.lifter);
   for (int i = 0; i < c.mfcc_count; ++i) {
     double sum = 0;

@@ -1,0 +1,62 @@
+// Fuzz target: a model file (ESHM) loaded as a VAD and as a keyword model, each one that loads
+// then run over two seconds of frames, so a file that passes the loader's checks but lies about
+// its shapes is caught where it would crash the device: in the session. Each input is tried as it
+// is and with its checksum made right, so that edits reach the parser behind the CRC check.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "features/front_end_config.h"
+#include "models/kws/kws.h"
+#include "models/model_file.h"
+#include "models/vad/vad.h"
+#include "tests/fuzz/mem_file.h"
+
+namespace {
+
+constexpr int kFrames = 200;  // more than the bundled keyword models' 1.5 s context
+
+// Log-mel frames that swing between the floor and full scale, so every input clamp is reached.
+std::vector<int16_t> Frame(int t, int bands) {
+  std::vector<int16_t> logmel(static_cast<size_t>(bands));
+  for (int b = 0; b < bands; ++b) {
+    logmel[static_cast<size_t>(b)] = static_cast<int16_t>(((t * 7 + b * 13) % 101 - 100) * 256);
+  }
+  return logmel;
+}
+
+void RunVad(const std::string& path, const earshot::features::FrontEndConfig& front_end) {
+  auto model = earshot::vad::VadModel::Load(path, front_end);
+  if (!model.ok()) return;
+  earshot::vad::VadSession session(model.value(), earshot::vad::VadConfig{});
+  std::vector<earshot::vad::VadFrame> out;
+  for (int t = 0; t < kFrames; ++t) session.Process(Frame(t, front_end.mel_bands), out);
+  session.Flush(out);
+}
+
+void RunKws(const std::string& path, const earshot::features::FrontEndConfig& front_end) {
+  auto model = earshot::kws::KwsModel::Load(path, front_end);
+  if (!model.ok()) return;
+  earshot::kws::KwsSession session(model.value(), earshot::kws::KwsConfig{});
+  for (int t = 0; t < kFrames; ++t) session.Process(Frame(t, front_end.mel_bands));
+}
+
+void RunBoth(const uint8_t* data, size_t size) {
+  const earshot::fuzz::MemFile file(data, size);
+  const earshot::features::FrontEndConfig front_end;
+  RunVad(file.path(), front_end);
+  RunKws(file.path(), front_end);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  RunBoth(data, size);
+  if (size < 4) return 0;
+  std::vector<uint8_t> fixed(data, data + size);
+  const uint32_t crc = earshot::models::Crc32(std::span(fixed).first(size - 4));
+  for (size_t i = 0; i < 4; ++i) fixed[size - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
+  RunBoth(fixed.data(), size);
+  return 0;
+}

@@ -1,0 +1,40 @@
+// Fuzz target: the small text formats earshot parses: a sensor timeline (`earshot run --sensors`)
+// and an acoustic model's feat.params (stt.front_end = earshot), whose front end is then built and
+// run over a second of audio.
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "models/stt/sphinx_cepstra.h"
+#include "statemachine/sensor_timeline.h"
+#include "tests/fuzz/mem_file.h"
+
+namespace {
+
+void RunTimeline(std::string_view text) {
+  auto timeline = earshot::SensorTimeline::Parse(text, "fuzz");
+  if (!timeline.ok()) return;
+  for (double t : {-1.0, 0.0, 0.5, 1e9}) (void)timeline.value().At(t);
+}
+
+void RunFeatParams(const std::string& path) {
+  auto spec = earshot::stt::CepstraSpec::FromFeatParams(path);
+  if (!spec.ok()) return;
+  auto cepstra = earshot::stt::SphinxCepstra::Create(spec.value());
+  if (!cepstra.ok()) return;
+  std::vector<int16_t> samples(16000);
+  for (size_t i = 0; i < samples.size(); ++i)
+    samples[i] = static_cast<int16_t>((i * 2654435761u) >> 16);
+  std::vector<float> out;
+  cepstra.value().Process(samples, out);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  RunTimeline(std::string_view(reinterpret_cast<const char*>(data), size));
+  const earshot::fuzz::MemFile file(data, size);
+  RunFeatParams(file.path());
+  return 0;
+}
