@@ -3,14 +3,23 @@
 #include <algorithm>
 
 namespace earshot::audio {
+namespace {
+
+constexpr size_t kMaxChunkSamples = size_t{1} << 20;  // 4 MB of float samples decoded at a time
+
+}  // namespace
 
 Result<std::unique_ptr<FileSource>> FileSource::Open(const std::string& path,
                                                      const FileSourceOptions& options) {
   Result<std::unique_ptr<SoundFile>> file = SoundFile::Open(path);
   if (!file.ok()) return file.error();
   const int rate = (*file)->rate();
+  // read_chunk_ms of the file's rate, but at most kMaxChunkSamples over all its channels: 10 s of
+  // 64 channels at 384 kHz would have asked for 1 GB.
+  const size_t channels = static_cast<size_t>((*file)->channels());
   const size_t chunk_frames =
-      std::max<size_t>(1, static_cast<size_t>(rate) * options.read_chunk_ms / 1000);
+      std::clamp<size_t>(static_cast<size_t>(rate) * options.read_chunk_ms / 1000, 1,
+                         std::max<size_t>(1, kMaxChunkSamples / channels));
   Result<std::unique_ptr<Converter>> converter =
       Converter::Create(rate, (*file)->channels(), options.resampler_quality, chunk_frames);
   if (!converter.ok()) return Error{path + ": " + converter.error().message};

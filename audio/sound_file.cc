@@ -48,6 +48,7 @@ Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return FileError(path, std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return FileError(path, "is a directory, not an audio file");
+  if (!S_ISREG(st.st_mode)) return FileError(path, "not a regular file (a device or FIFO?)");
   if (st.st_size == 0) return FileError(path, "empty file (0 bytes), not audio");
 
   SF_INFO info{};
@@ -87,6 +88,12 @@ Result<size_t> SoundFile::Read(std::span<float> interleaved) {
     return FileError(path_, std::string("decoding failed: ") + sf_strerror(file_));
   }
   frames_read_ += got;
+  // A stream whose header leaves the length open (a FLAC written while recording: libsndfile
+  // says SF_COUNT_MAX) ends where its data ends; it must hold some.
+  if (frames_ == SF_COUNT_MAX) {
+    if (got == 0 && frames_read_ == 0) return FileError(path_, "holds no audio samples");
+    return static_cast<size_t>(got);
+  }
   // libsndfile trusts the header for the length; fewer frames than it promised is a cut file.
   if (got < want && frames_read_ < frames_) {
     return FileError(path_, "truncated: header promises " + std::to_string(frames_) +

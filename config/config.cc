@@ -2,6 +2,7 @@
 
 #include <toml++/toml.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "config/options.h"
+#include "config/read_file.h"
 
 namespace earshot::config {
 namespace {
@@ -60,8 +62,10 @@ Result<Value> Checked(const OptionSpec& spec, Value v, std::string_view text) {
 }
 
 Error WrongType(const OptionSpec& spec, std::string_view text) {
+  // RangeText is the type's name alone for a boolean or a free string: not twice.
+  const std::string type(TypeName(spec.type)), range = RangeText(spec);
   return Error{"option " + std::string(spec.name) + " = " + std::string(text) + ": expected " +
-               std::string(TypeName(spec.type)) + " " + RangeText(spec)};
+               type + (range == type ? "" : " " + range)};
 }
 
 // Parses the text form of a value (as in --set or the table's defaults).
@@ -112,6 +116,33 @@ Result<Value> FromNode(const OptionSpec& spec, const toml::node& node) {
   return WrongType(spec, text.str());
 }
 
+// A config is a few KB; the bound keeps a wrong path (a log, an image) from being read whole.
+constexpr size_t kMaxConfigBytes = size_t{1} << 20;
+constexpr int kMaxKeyDots = 8;
+
+// Options are SECTION.KEY: a table header or key of many dotted parts is never one, and
+// toml++ recurses once per part (50,000 of them overflowed the stack), so such a line is refused
+// before parsing. A line's key is its [header], or what comes before its '='.
+Status CheckKeyDepth(std::string_view text, const std::string& file) {
+  int line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    const size_t first = line.find_first_not_of(" \t");
+    if (first == std::string_view::npos || line[first] == '#') continue;
+    const std::string_view key = line[first] == '[' ? line.substr(0, line.find(']'))
+                                                    : line.substr(0, line.find('='));
+    if (std::count(key.begin(), key.end(), '.') > kMaxKeyDots) {
+      return Error{file + ":" + std::to_string(line_number) +
+                   ": a key of more than " + std::to_string(kMaxKeyDots + 1) +
+                   " dotted parts; options are SECTION.KEY, e.g. [audio] preroll_ms = 1500"};
+    }
+  }
+  return OkStatus();
+}
+
 [[noreturn]] void UnknownOptionBug(std::string_view name) {
   std::fprintf(stderr, "earshot: bug: option %.*s is not in the options table with that type\n",
                static_cast<int>(name.size()), name.data());
@@ -137,9 +168,12 @@ Result<Config> Config::FromFileOrDefaults(const std::filesystem::path& path) {
 
 Result<Config> Config::FromFile(const std::filesystem::path& path) {
   const std::string file = path.string();
+  Result<std::string> text = ReadWholeFile(file, kMaxConfigBytes, "config");
+  if (!text.ok()) return text.error();
+  if (Status s = CheckKeyDepth(*text, file); !s.ok()) return s.error();
   toml::table root;
   try {
-    root = toml::parse_file(file);
+    root = toml::parse(*text, file);
   } catch (const toml::parse_error& e) {
     const auto& where = e.source().begin;
     return Error{file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
@@ -167,7 +201,7 @@ Result<Config> Config::FromFile(const std::filesystem::path& path) {
 Status Config::SetAssignment(std::string_view assignment) {
   size_t eq = assignment.find('=');
   if (eq == std::string_view::npos) {
-    return Error{"--set " + std::string(assignment) + ": expected SECTION.KEY=VALUE"};
+    return Error{std::string(assignment) + ": expected SECTION.KEY=VALUE"};
   }
   return Set(assignment.substr(0, eq), assignment.substr(eq + 1));
 }

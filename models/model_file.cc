@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+
+#include "config/read_file.h"
 
 namespace earshot::models {
 namespace {
@@ -12,14 +12,25 @@ namespace {
 constexpr size_t kHeaderSize = 4 + 4 + 16 + 11 * 4 + 4;
 constexpr size_t kEntrySize = 56;
 constexpr uint32_t kMaxTensors = 256;
+constexpr size_t kMaxFileBytes = size_t{64} << 20;  // the bundled models are under 150 KB
 
 uint32_t U32(const uint8_t* p) {
   return uint32_t{p[0]} | uint32_t{p[1]} << 8 | uint32_t{p[2]} << 16 | uint32_t{p[3]} << 24;
 }
 
+// A NUL-padded name (kind, tensor), its bytes outside printable ASCII as \xNN: a damaged file's
+// names end up in error messages.
 std::string FixedString(const uint8_t* p, size_t n) {
-  const auto* c = reinterpret_cast<const char*>(p);
-  return std::string(c, strnlen(c, n));
+  std::string out;
+  for (size_t i = 0; i < n && p[i] != 0; ++i) {
+    if (p[i] >= 0x20 && p[i] < 0x7f) {
+      out += static_cast<char>(p[i]);
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += {'\\', 'x', kHex[p[i] >> 4], kHex[p[i] & 15]};
+    }
+  }
+  return out;
 }
 
 template <typename T>
@@ -92,9 +103,9 @@ Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind
                                   FeatureKind feature_kind, const features::FrontEndConfig& front_end) {
   ModelFile m;
   m.path_ = path;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return m.Fail(std::string("cannot open model: ") + std::strerror(errno));
-  m.bytes_.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  Result<std::string> read = config::ReadWholeFile(path, kMaxFileBytes, "model file");
+  if (!read.ok()) return read.error();
+  m.bytes_.assign(read->begin(), read->end());
   const std::vector<uint8_t>& b = m.bytes_;
   if (b.size() < kHeaderSize + 4 || std::memcmp(b.data(), "ESHM", 4) != 0) {
     return m.Fail("not an earshot model file (bad magic or too short)");

@@ -1,12 +1,11 @@
 #include "statemachine/sensor_timeline.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <cstring>
 #include <memory>
+
+#include "config/read_file.h"
 
 namespace earshot {
 namespace {
@@ -99,15 +98,10 @@ Result<SensorTimeline> SensorTimeline::Parse(std::string_view text, std::string_
 }
 
 Result<SensorTimeline> SensorTimeline::Load(const std::filesystem::path& path) {
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"),
-                                                       &std::fclose);
-  if (!file) return Error{path.string() + ": " + std::strerror(errno)};
-  std::string text;
-  char buf[4096];
-  size_t n = 0;
-  while ((n = std::fread(buf, 1, sizeof buf, file.get())) > 0) text.append(buf, n);
-  if (std::ferror(file.get())) return Error{path.string() + ": " + std::strerror(errno)};
-  return Parse(text, path.string());
+  // A line per reading: a week of readings every second is some 12 MB.
+  Result<std::string> text = config::ReadWholeFile(path.string(), size_t{64} << 20, "sensor timeline");
+  if (!text.ok()) return text.error();
+  return Parse(*text, path.string());
 }
 
 SensorReadings SensorTimeline::At(double t_s) const {

@@ -211,6 +211,43 @@ TEST(FileSource, CorruptFlacBody) {
   ExpectError(path, "");
 }
 
+// A FLAC whose STREAMINFO leaves the length open (total samples 0, as a recorder streaming it
+// writes; libsndfile reports SF_COUNT_MAX frames) is read to the end of its data.
+TEST(FileSource, FlacOfUnknownLength) {
+  const std::string path =
+      WriteSine("open.flac", SF_FORMAT_FLAC | SF_FORMAT_PCM_16, 16000, 1, 1.0, 500.0);
+  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+  char streaminfo[26];
+  f.read(streaminfo, sizeof streaminfo);
+  ASSERT_EQ(std::string(streaminfo, 4), "fLaC");
+  // "fLaC", the block header, then 10 bytes of block and frame sizes and 28 bits of rate,
+  // channels and depth: the 36-bit total is byte 21's low nibble and bytes 22-25.
+  streaminfo[21] = static_cast<char>(streaminfo[21] & 0xf0);
+  std::fill(streaminfo + 22, streaminfo + 26, '\0');
+  f.seekp(0);
+  f.write(streaminfo, sizeof streaminfo);
+  f.close();
+  Result<ReadResult> r = ReadAll(path);
+  ASSERT_TRUE(r.ok()) << r.error().message;
+  EXPECT_EQ(r->info.frames, 16000);
+  EXPECT_EQ(r->samples.size(), 16000u);
+
+  // The same header with no frames after its metadata blocks: no samples at all.
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t end = 4;
+  for (bool last = false; !last && end + 4 <= bytes.size();) {
+    const auto* h = reinterpret_cast<const unsigned char*>(bytes.data() + end);
+    last = (h[0] & 0x80) != 0;
+    end += 4 + (size_t{h[1]} << 16 | size_t{h[2]} << 8 | h[3]);
+  }
+  const std::string none = testing_util::TestTempPath("none.flac");
+  std::ofstream(none, std::ios::binary) << bytes.substr(0, end);
+  ExpectError(none, "holds no audio samples");
+}
+
+TEST(FileSource, DevicesAreNotFiles) { ExpectError("/dev/zero", "not a regular file"); }
+
 TEST(Converter, RejectsUnknownQuality) {
   EXPECT_FALSE(Converter::Create(48000, 1, "best", 4800).ok());
   EXPECT_TRUE(Converter::Create(48000, 1, "very_high", 4800).ok());

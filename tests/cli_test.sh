@@ -25,6 +25,13 @@ check "--print-config shows --set" grep -q "^preroll_ms = 700" out.txt
 printf '[audio]\nprerol_ms = 3\n' >bad.toml
 check "--config unknown key" status_is 1 "$earshot" run --config bad.toml
 check "--config error names file and key" grep -q "bad.toml: unknown option audio.prerol_ms" err.txt
+mkdir -p adir
+check "--config a directory" status_is 1 "$earshot" run --config adir
+check "--config a directory named" one_error_line_naming "adir: is a directory, not a config"
+check "model a directory" status_is 1 "$earshot" kws --model adir x.wav
+check "model a directory named" one_error_line_naming "adir: is a directory, not a model file"
+check "--sysfs-root missing" status_is 1 "$earshot" run --sysfs-root /nonexistent x.wav
+check "--sysfs-root missing named" one_error_line_naming "'/nonexistent': not a directory"
 
 # Golden output on the bundled sample.
 cp "$src/tools/samples/computer_request.flac" sample.flac
@@ -128,6 +135,8 @@ sox -n -r 16000 -b 16 silence.wav trim 0 5
 check "bench silence" status_is 0 "$earshot" bench --repeat 2 silence.wav
 check "bench silence: kws and stt asleep" awk -F'\t' '$1=="kws" || $1=="stt" {s+=$2} $1=="vad" {v=$2} END {exit !(s == 0 && v == 1000)}' out.txt
 check "bench bad repeat" status_is 2 "$earshot" bench --repeat 0
+check "bench repeat with a unit" status_is 2 "$earshot" bench --repeat 3x
+check "bench repeat beyond int" status_is 2 "$earshot" bench --repeat 99999999999
 
 # Formats that work: each gives an audio line with what was read.
 sox -n -r 16000 -b 8 -e unsigned-integer u8.wav synth 1 sine 440 vol 0.5

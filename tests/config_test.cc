@@ -52,6 +52,31 @@ TEST(Config, UnknownKeyIsAnErrorNamingFileAndKey) {
   EXPECT_NE(c.error().message.find("unknown option audio.preroll"), std::string::npos);
 }
 
+TEST(Config, OnlyRegularFilesOfShallowKeysAreRead) {
+  const std::filesystem::path dir = testing_util::TestTempPath("config_dir");
+  std::filesystem::create_directories(dir);
+  EXPECT_EQ(Config::FromFile(dir).error().message, dir.string() + ": is a directory, not a config");
+  EXPECT_EQ(Config::FromFile("/dev/zero").error().message,
+            "/dev/zero: not a regular file (a device or FIFO?)");
+  // 50,000 dotted parts overflowed toml++'s stack; options are two parts deep.
+  std::string deep = "[audio]\npreroll_ms = 900\n[";
+  for (int i = 0; i < 50000; ++i) deep += "a.";
+  auto path = WriteTemp("deep.toml", deep + "b]\n");
+  EXPECT_NE(Config::FromFile(path).error().message.find("deep.toml:3: a key of more than 9 dotted"),
+            std::string::npos);
+  // Dots in values are not keys.
+  path = WriteTemp("dots.toml", "[stt]\ndictionary = '/a.b.c.d.e.f.g.h.i.j.k.l/x.dict'\n");
+  EXPECT_TRUE(Config::FromFile(path).ok());
+}
+
+TEST(Config, WrongTypesSayTheTypeOnce) {
+  Config c = Config::Defaults();
+  EXPECT_EQ(c.Set("daemon.realtime", "yes").error().message,
+            "option daemon.realtime = yes: expected boolean");
+  EXPECT_EQ(c.SetAssignment("vad.threshold").error().message,
+            "vad.threshold: expected SECTION.KEY=VALUE");
+}
+
 TEST(Config, OutOfRangeNamesKeyAndRange) {
   auto path = WriteTemp("range.toml", "[audio]\npreroll_ms = 20000\n");
   Result<Config> c = Config::FromFile(path);

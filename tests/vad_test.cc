@@ -1,6 +1,7 @@
 // The VAD: bit-exact against the training script's integer reference, model-file validation, and
 // behaviour on signals that must not hold it on.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cmath>
 #include <cstdlib>
@@ -178,6 +179,31 @@ class VadModelFile : public testing::Test {
   }
   std::vector<char> bytes_;
 };
+
+TEST_F(VadModelFile, OnlyRegularFilesAreRead) {
+  // A directory used to throw out of the reader (abort); a device read forever; a FIFO blocked.
+  const std::string dir = testing_util::TestTempPath("model_dir");
+  std::filesystem::create_directories(dir);
+  const std::string fifo = testing_util::TestTempPath("model_fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  for (const auto& [path, cause] :
+       {std::pair<std::string, std::string>{dir, "is a directory, not a model file"},
+        {"/dev/zero", "not a regular file (a device or FIFO?)"},
+        {fifo, "not a regular file (a device or FIFO?)"},
+        {testing_util::TestTempPath("absent.eshm"), "cannot open: No such file or directory"}}) {
+    auto model = VadModel::Load(path, features::FrontEndConfig{});
+    ASSERT_FALSE(model.ok()) << path;
+    EXPECT_EQ(model.error().message, path + ": " + cause);
+  }
+}
+
+TEST_F(VadModelFile, NamesAreEscapedInMessages) {
+  std::vector<char> b = bytes_;
+  const char kind[] = "vad\x01\xff";
+  std::memcpy(&b[8], kind, sizeof kind);  // the kind field, NUL-padded
+  FixCrc(b);
+  EXPECT_NE(LoadError(b).find("is a 'vad\\x01\\xff' model"), std::string::npos);
+}
 
 TEST_F(VadModelFile, Truncated) {
   std::vector<char> b(bytes_.begin(), bytes_.begin() + static_cast<ptrdiff_t>(bytes_.size() / 2));

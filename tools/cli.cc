@@ -65,7 +65,7 @@ Result<config::Config> LoadConfig(const Args& args, int* status) {
     Status s = cfg->SetAssignment(set);
     if (!s.ok()) {
       *status = kExitUsage;
-      return Error{"--set: " + s.error().message};
+      return Error{"--set " + s.error().message};
     }
   }
   *status = kExitOk;

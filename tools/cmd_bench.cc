@@ -1,6 +1,7 @@
 // `earshot bench`: what the cascade costs on a recording, per stage, from the pipeline's counters.
 #include <sys/resource.h>
 
+#include <charconv>
 #include <chrono>
 #include <cstdlib>
 #include <cstdio>
@@ -94,12 +95,19 @@ int Bench(const Args& args) {
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   auto stages = statemachine::StageSet::Parse(args.Option("--stages", "all"));
-  const int repeat = std::atoi(args.Option("--repeat", "1").c_str());
+  // At most 10,000 passes; text after the number (3x) or beyond int's range is refused.
+  const std::string repeat_text = args.Option("--repeat", "1");
+  int repeat = 0;
+  const auto [end, ec] =
+      std::from_chars(repeat_text.data(), repeat_text.data() + repeat_text.size(), repeat);
+  if (ec != std::errc() || end != repeat_text.data() + repeat_text.size() || repeat > 10000) {
+    repeat = 0;
+  }
   auto profile = ParseProfileSetting(args.Option("--profile", "performance"));
   if (!stages.ok() || repeat < 1 || args.positional.size() > 1 || !profile.ok() ||
       !profile->has_value()) {
     PrintError(!stages.ok() ? stages.error().message
-                            : "bench: expected --repeat N >= 1, --profile performance, balanced, "
+                            : "bench: expected --repeat N in [1, 10000], --profile performance, balanced, "
                               "saver or critical, and at most one FILE");
     return kExitUsage;
   }
