@@ -29,7 +29,7 @@ uint64_t MonotonicUsec();
 struct InputHooks {
   FrameQueue* queue = nullptr;
   std::function<void()> want_space;  // the queue is full: call Resume() once it has room
-  std::function<void()> on_end;      // the input has no more audio (wav only)
+  std::function<void(bool failed)> on_end;  // no more audio (wav only); failed: it could not be read
   std::function<void()> on_change;   // xruns() or capturing() changed
 };
 

@@ -1,7 +1,8 @@
 // wav:PATH: a recording (any format FileSource reads) played through the daemon's queue, for tests
 // and demos. daemon.realtime = true (default): a 10 ms timer releases the frames whose time has
 // come, as a microphone would; false: a defer source pushes them as fast as the queue takes them.
-// At the end of the file the manager is told (on_end), which stops the daemon like SIGTERM.
+// At the end of the file the manager is told (on_end), which stops the daemon like SIGTERM; a file
+// that fails to decode part way ends it too, with exit status 1.
 #include <cstring>
 
 #include "audio/frame_source.h"
@@ -82,7 +83,7 @@ bool WavInput::PushUntil(int64_t count) {
       ended_ = true;
       sd_event_source_set_enabled(source_.get(), SD_EVENT_OFF);
       Log(LOG_INFO, "end of %s after %.2f s", path_.c_str(), static_cast<double>(pushed_) / 100.0);
-      hooks_.on_end();
+      hooks_.on_end(!more.ok());
       return false;
     }
     hooks_.queue->Push(frame, start_usec_ + static_cast<uint64_t>(pushed_ + 1) * kFrameUsec);

@@ -140,7 +140,10 @@ Status Manager::StartInput() {
     worker_->WantSpace();
     SignalWakeup(worker_fd_);  // check at once too: the worker may have drained it already
   };
-  hooks.on_end = [this] { Shutdown("end of input", false); };
+  hooks.on_end = [this](bool failed) {
+    input_failed_ = failed;
+    Shutdown(failed ? "input failed" : "end of input", false);
+  };
   hooks.on_change = [this] {
     if (bus_) BusPropertyChanged(bus_, "Xruns");
   };
@@ -210,7 +213,7 @@ void Manager::OnWorkerNotified() {
     // The worker pushed its last events before it said so: take those that came since.
     for (const Outgoing& o : worker_->TakeEvents()) Publish(o.event, o.monotonic_usec);
     Log(LOG_INFO, "pipeline finished; exiting");
-    sd_event_exit(event_, 0);
+    sd_event_exit(event_, input_failed_ ? 1 : 0);
   }
 }
 

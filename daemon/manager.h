@@ -137,6 +137,7 @@ class Manager {
   bool muted_ = false;
   bool input_paused_ = false;
   bool stopping_ = false;
+  bool input_failed_ = false;  // the wav input ended on a decoding error: exit status 1
   uint64_t xruns_at_stop_ = 0;
 };
 

@@ -44,6 +44,10 @@ check "wav as fast as possible" status_is 0 "$earshotd" --config fast.toml --bus
 event_sequence >sequence.txt
 check "wav sequence" test "$(cat sequence.txt)" = \
   "profile speech_start state wake state final speech_end state "
+# Cut short, the recording fails to decode part way: what came before is served, exit status 1.
+head -c 30000 "$src/tools/samples/computer_request.flac" >cut.flac
+check "wav cut short" status_is 1 "$earshotd" --config fast.toml --bus none --events - --input wav:cut.flac
+check "wav cut short named" grep -q "cut.flac: decoding failed" err.txt
 
 # The governor reads sysfs: a battery at 15% discharging and a hot zone choose saver; garbage in
 # the thermal zone is reported once as an error event and the daemon goes on.

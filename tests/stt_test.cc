@@ -328,6 +328,20 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   ASSERT_TRUE(cfg.Set("stt.words", "yes|no").ok());
   EXPECT_FALSE(SttConfig::FromConfig(cfg).ok());
 
+  // A word outside the dictionary is named (it used to be "could not load" without a cause); one
+  // JSGF cannot take is refused before its lexer echoes it onto stdout, where the events go.
+  model = LoadWith("stt.words", "yes|qwzx");
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find("stt.words: 'qwzx' is not in the dictionary"),
+            std::string::npos)
+      << model.error().message;
+  for (const std::string words : {"yes;no", "yes||no", "<x>"}) {
+    model = LoadWith("stt.words", words);
+    ASSERT_FALSE(model.ok()) << words;
+    EXPECT_NE(model.error().message.find("is not a word"), std::string::npos)
+        << model.error().message;
+  }
+
   SttConfig unknown = *SttConfig::FromConfig(config::Config::Defaults());
   unknown.front_end = "htk";
   model = LoadModel(unknown);

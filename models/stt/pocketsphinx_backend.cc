@@ -1,13 +1,17 @@
 #include "models/stt/pocketsphinx_backend.h"
 
 #include <pocketsphinx.h>
+#include <sphinxbase/ckd_alloc.h>
+#include <sphinxbase/err.h>
 #include <sphinxbase/feat.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <cstdarg>
 #include <cstdio>
-#include <fstream>
+#include <mutex>
 #include <vector>
 
 namespace earshot::stt {
@@ -47,15 +51,46 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
   return args;
 }
 
-// The last "ERROR" line pocketsphinx logged, to say why loading failed.
-std::string LastLoggedError(const std::string& log_path) {
-  std::ifstream in(log_path);
-  std::string line, last;
-  while (std::getline(in, line)) {
-    if (line.find("ERROR") != std::string::npos || line.find("FATAL") != std::string::npos)
-      last = line;
+// pocketsphinx logs through one process-wide callback (installed by the first Load): its chatter
+// is dropped, the calling thread's last error is kept to say why a load failed, and a fatal error,
+// after which the library exits the process, is printed on stderr first.
+thread_local std::string t_last_error;
+
+void OnPocketsphinxLog(void* /*user_data*/, err_lvl_t level, const char* format, ...) {
+  if (level < ERR_ERROR) return;
+  char text[1024];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(text, sizeof text, format, args);
+  va_end(args);
+  std::string line(text);
+  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+  if (level == ERR_FATAL) std::fprintf(stderr, "earshot: stt: pocketsphinx: %s\n", line.c_str());
+  t_last_error = std::move(line);
+}
+
+// stt.words as JSGF alternatives: each a dictionary word, of the characters a JSGF token takes
+// (others, such as ';', the grammar's lexer echoes to stdout, where the events go).
+Status CheckWords(ps_decoder_t* decoder, const std::string& words, const std::string& dictionary) {
+  size_t start = 0;
+  while (start <= words.size()) {
+    const size_t bar = std::min(words.find('|', start), words.size());
+    const std::string word = words.substr(start, bar - start);
+    start = bar + 1;
+    const auto bad = std::find_if(word.begin(), word.end(), [](unsigned char c) {
+      return !std::isalnum(c) && c != '\'' && c != '-' && c != '_' && c != '.';
+    });
+    if (word.empty() || bad != word.end()) {
+      return Error{"stt.words '" + words + "': '" + word +
+                   "' is not a word (letters, digits, ' - _ . between the |s)"};
+    }
+    char* pronunciation = ps_lookup_word(decoder, word.c_str());
+    if (pronunciation == nullptr) {
+      return Error{"stt.words: '" + word + "' is not in the dictionary " + dictionary};
+    }
+    ckd_free(pronunciation);
   }
-  return last;
+  return OkStatus();
 }
 
 // "yes|no|up" -> a JSGF grammar accepting any one of the words.
@@ -219,12 +254,12 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   } else if (c.front_end != "pocketsphinx") {
     return Error{"stt.front_end '" + c.front_end + "': expected pocketsphinx or earshot"};
   }
-  char log_path[] = "/tmp/earshot-pocketsphinx-XXXXXX";
-  const int log_fd = mkstemp(log_path);
-  if (log_fd >= 0) close(log_fd);
-  std::vector<std::string> args = {"-hmm",   c.acoustic_model,
-                                   "-dict",  c.dictionary,
-                                   "-logfn", log_fd >= 0 ? log_path : "/dev/null"};
+  static std::once_flag log_callback;
+  std::call_once(log_callback, [] { err_set_callback(OnPocketsphinxLog, nullptr); });
+  t_last_error.clear();
+  // -logfn: what pocketsphinx prints outside its log calls (its configuration table) goes nowhere.
+  std::vector<std::string> args = {"-hmm", c.acoustic_model, "-dict", c.dictionary,
+                                   "-logfn", "/dev/null"};
   if (use_lm) args.insert(args.end(), {"-lm", c.language_model});
   if (!c.grammar.empty()) args.insert(args.end(), {"-jsgf", c.grammar});
   for (std::string& a : ProfileArgs(c.profile, !use_lm)) args.push_back(std::move(a));
@@ -235,14 +270,17 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   ps_decoder_t* decoder = cmd != nullptr ? ps_init(cmd) : nullptr;
   if (cmd != nullptr) cmd_ln_free_r(cmd);
   if (decoder != nullptr && !c.words.empty()) {
+    if (Status words = CheckWords(decoder, c.words, c.dictionary); !words.ok()) {
+      ps_free(decoder);
+      return words.error();
+    }
     if (ps_set_jsgf_string(decoder, "words", WordsGrammar(c.words).c_str()) < 0 ||
         ps_set_search(decoder, "words") < 0) {
       ps_free(decoder);
       decoder = nullptr;
     }
   }
-  const std::string logged = log_fd >= 0 ? LastLoggedError(log_path) : "";
-  if (log_fd >= 0) std::remove(log_path);
+  const std::string logged = t_last_error;
   if (decoder == nullptr) {
     return Error{"stt: pocketsphinx could not load " + c.acoustic_model + " / " +
                  (use_lm              ? c.language_model
