@@ -208,7 +208,8 @@ TEST(SensorTimeline, LoadsAFileAndNamesAMissingOne) {
 
   Result<SensorTimeline> missing = SensorTimeline::Load("/nonexistent/day.txt");
   ASSERT_FALSE(missing.ok());
-  EXPECT_EQ(missing.error().message, "/nonexistent/day.txt: No such file or directory");
+  EXPECT_EQ(missing.error().message,
+            "/nonexistent/day.txt: cannot open: No such file or directory");
   std::ofstream(path) << "0 90 0 40\n0 x 0 40\n";
   Result<SensorTimeline> bad = SensorTimeline::Load(path);
   ASSERT_FALSE(bad.ok());

@@ -3,7 +3,6 @@
 
 #include <charconv>
 #include <chrono>
-#include <cstdlib>
 #include <cstdio>
 #include <vector>
 
@@ -90,25 +89,34 @@ Result<statemachine::PipelineModels> LoadModels(const Args& args, const config::
   return library.For(gov_config->Models(**profile));
 }
 
+// --repeat's value: an integer in [1, 10000], else 0 (text after the number, such as 3x, or a
+// number beyond int's range too).
+int ParseRepeat(const std::string& text) {
+  int repeat = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), repeat);
+  const bool whole = ec == std::errc() && end == text.data() + text.size();
+  return whole && repeat >= 1 && repeat <= 10000 ? repeat : 0;
+}
+
 int Bench(const Args& args) {
   int status = kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   auto stages = statemachine::StageSet::Parse(args.Option("--stages", "all"));
-  // At most 10,000 passes; text after the number (3x) or beyond int's range is refused.
-  const std::string repeat_text = args.Option("--repeat", "1");
-  int repeat = 0;
-  const auto [end, ec] =
-      std::from_chars(repeat_text.data(), repeat_text.data() + repeat_text.size(), repeat);
-  if (ec != std::errc() || end != repeat_text.data() + repeat_text.size() || repeat > 10000) {
-    repeat = 0;
-  }
   auto profile = ParseProfileSetting(args.Option("--profile", "performance"));
-  if (!stages.ok() || repeat < 1 || args.positional.size() > 1 || !profile.ok() ||
-      !profile->has_value()) {
-    PrintError(!stages.ok() ? stages.error().message
-                            : "bench: expected --repeat N in [1, 10000], --profile performance, balanced, "
-                              "saver or critical, and at most one FILE");
+  const int repeat = ParseRepeat(args.Option("--repeat", "1"));
+  std::string usage_error;
+  if (!stages.ok()) {
+    usage_error = stages.error().message;
+  } else if (!profile.ok() || !profile->has_value()) {
+    usage_error = "bench: expected --profile performance, balanced, saver or critical";
+  } else if (repeat == 0) {
+    usage_error = "bench: expected --repeat N, N in [1, 10000]";
+  } else if (args.positional.size() > 1) {
+    usage_error = "bench: expected at most one FILE";
+  }
+  if (!usage_error.empty()) {
+    PrintError(usage_error);
     return kExitUsage;
   }
   const std::string path = args.positional.empty() ? DefaultSamplePath() : args.positional[0];
