@@ -12,6 +12,7 @@
 namespace earshot::config {
 
 // `what` names the kind of file in the size error ("model file", "config").
-Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes, const std::string& what);
+Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
+                                  const std::string& what);
 
 }  // namespace earshot::config

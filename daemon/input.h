@@ -29,7 +29,8 @@ uint64_t MonotonicUsec();
 struct InputHooks {
   FrameQueue* queue = nullptr;
   std::function<void()> want_space;  // the queue is full: call Resume() once it has room
-  std::function<void(bool failed)> on_end;  // no more audio (wav only); failed: it could not be read
+  // The input has no more audio (wav only); `failed`: it could not be read to its end.
+  std::function<void(bool failed)> on_end;
   std::function<void()> on_change;   // xruns() or capturing() changed
 };
 
