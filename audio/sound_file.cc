@@ -1,12 +1,11 @@
 #include "audio/sound_file.h"
 
 #include <sndfile.h>
-#include <sys/stat.h>
 
-#include <cerrno>
 #include <cstdlib>
 #include <string_view>
-#include <cstring>
+
+#include "config/read_file.h"
 
 namespace earshot::audio {
 namespace {
@@ -45,11 +44,9 @@ std::string TruncationInLog(SNDFILE* file) {
 }  // namespace
 
 Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) return FileError(path, std::strerror(errno));
-  if (S_ISDIR(st.st_mode)) return FileError(path, "is a directory, not an audio file");
-  if (!S_ISREG(st.st_mode)) return FileError(path, "not a regular file (a device or FIFO?)");
-  if (st.st_size == 0) return FileError(path, "empty file (0 bytes), not audio");
+  Result<uint64_t> size = config::RegularFileSize(path, "audio file");
+  if (!size.ok()) return size.error();
+  if (*size == 0) return FileError(path, "empty file (0 bytes), not audio");
 
   SF_INFO info{};
   SNDFILE* file = sf_open(path.c_str(), SFM_READ, &info);

@@ -1,17 +1,19 @@
-// ReadWholeFile: all of a regular file of bounded size, for the files earshot reads whole (model
-// files, configs, sensor timelines). A directory, a device or a FIFO (which could block or never
-// end), a missing or unreadable file and one over the bound are errors naming the file and the
-// cause.
+// Files earshot opens by path must be regular files: a directory, a device or a FIFO (which could
+// block or never end) is an error naming the file, as is a missing or unreadable one.
+// ReadWholeFile reads all of one of bounded size (model files, configs, sensor timelines);
+// RegularFileSize is the check alone, for readers that stream (audio files).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "config/result.h"
 
 namespace earshot::config {
 
-// `what` names the kind of file in the size error ("model file", "config").
+// `what` names the kind of file expected, in the errors ("model file", "config", "audio file").
+Result<uint64_t> RegularFileSize(const std::string& path, const std::string& what);
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
                                   const std::string& what);
 

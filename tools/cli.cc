@@ -13,6 +13,11 @@ std::string Args::Option(std::string_view name, std::string_view fallback) const
   return std::string(fallback);
 }
 
+bool Args::Has(std::string_view name) const {
+  return std::any_of(options.begin(), options.end(),
+                     [name](const auto& o) { return o.first == name; });
+}
+
 Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
   Args args;
   const std::string prefix = "earshot " + std::string(command.name) + ": ";

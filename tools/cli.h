@@ -26,6 +26,8 @@ struct Args {
 
   // The value of a command option, or `fallback` if absent.
   std::string Option(std::string_view name, std::string_view fallback) const;
+  // Whether a command option was given (with any value, even an empty one).
+  bool Has(std::string_view name) const;
 };
 
 struct Command {

@@ -1,5 +1,4 @@
 // `earshot run`: the cascade over recordings, events as JSON lines on stdout.
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -60,12 +59,8 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
                                              statemachine::StageSet stages) {
   const std::string timeline_path = args.Option("--sensors", "");
   const std::string sysfs_root = args.Option("--sysfs-root", "");
-  auto given = [&args](std::string_view name) {
-    return std::any_of(args.options.begin(), args.options.end(),
-                       [name](const auto& o) { return o.first == name; });
-  };
-  if (!given("--sensors") && !given("--sysfs-root")) return std::optional<Governed>();
-  if (given("--sensors") && timeline_path.empty()) return Error{"--sensors: expected a FILE"};
+  if (!args.Has("--sensors") && !args.Has("--sysfs-root")) return std::optional<Governed>();
+  if (args.Has("--sensors") && timeline_path.empty()) return Error{"--sensors: expected a FILE"};
   // As earshotd: a root that is not a directory is a mistake, not a device without sensors.
   if (timeline_path.empty() && !std::filesystem::is_directory(sysfs_root)) {
     return Error{"--sysfs-root '" + sysfs_root + "': not a directory"};

@@ -51,8 +51,8 @@ class ConvStream {
   ConvStream(const models::Int8Mlp& mlp, int spacing);
 
   std::vector<Stage> stages_;  // layer l is stage l
-  std::vector<int8_t>
-      window_;  // a stage's newest window (the first stage's: zeros, at construction)
+  // A stage's newest window (the first stage's: zeros, at construction).
+  std::vector<int8_t> window_;
   std::vector<int8_t> gathered_;  // [positions][channels] of the last stage: the next layer's input
 };
 

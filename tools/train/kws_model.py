@@ -62,7 +62,8 @@ class ConvMlp(torch.nn.Module):
 
     def convolutions(self):
         """[(linear, (kernel, stride, width))] of the convolutions, in order."""
-        return [(self.patch, self.conv())] + ([(self.mix, self.mix_conv)] if self.mix is not None else [])
+        mixes = [(self.mix, self.mix_conv)] if self.mix is not None else []
+        return [(self.patch, self.conv())] + mixes
 
     def windows(self, x, conv=None):
         """(n, frames * width) -> (n, positions, kernel * width), each window frame-major (conv:

@@ -18,10 +18,10 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
 The defaults give the bundled large model (the small one: the README's second command); the other
 options are the variants of the README's table (C77P, the large model before: --conv 5,2,56 --conv2
 none --hidden 64; R, before it: --conv2 none --hidden 64 --frames 56 --conv 5,2,80 --epochs 8
---mine-rounds 4 --small-channels 40; the models before it: --conv2 none --hidden 64 --frames 56 --conv
-5,2,64 --epochs 8 --mine-rounds 4 --small-channels 24; the previous conv models: those and
---transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --conv2 none --frames 56 --hidden 96,48
---small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform
+--mine-rounds 4 --small-channels 40; the models before it: --conv2 none --hidden 64 --frames 56
+--conv 5,2,64 --epochs 8 --mine-rounds 4 --small-channels 24; the previous conv models: those and
+--transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --conv2 none --frames 56 --hidden
+96,48 --small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform
 8,7,-64,63; more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech,
 streams that start inside a clip, synthetic clatter, negatives at other speeds, other contexts).
 
@@ -42,9 +42,10 @@ only memorise them); then, six times, its false accepts on 300 fresh negative st
 of their clips read speech, where the false accepts come from) are mined, and 2 more epochs (new
 streams again, plus every mined hop so far) follow.
 Small: the shape of the large one's 32 most important channels and 32 hidden units (structured
-pruning; with --conv2 none), trained from scratch for --epochs on the large one's last rows (its mined hard negatives
-included): better on the README's 10.2 h evaluation than the pruned weights fine-tuned with the
-large one as teacher (knowledge distillation; --ablation-dir measures both on the dev streams).
+pruning; with --conv2 none), trained from scratch for --epochs on the large one's last rows (its
+mined hard negatives included): better on the README's 10.2 h evaluation than the pruned weights
+fine-tuned with the large one as teacher (knowledge distillation; --ablation-dir measures both on
+the dev streams).
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
 its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (the README's variants).
 --large-from FILE trains the small model alone, from a large model file instead of the large
@@ -166,8 +167,8 @@ def make_large(args, inputs, log):
     mix = None if args.conv2 == "none" else ints(args.conv2)
     model = kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels, hidden,
                               dropout=DROPOUT, mix=mix)
-    log(f"large: {args.frames} frames x {kws_input.POOLED} bands, "
-        f"{kws_model.describe_conv(args.frames, kernel, stride, channels, mix)}, MLP hidden {hidden}")
+    conv = kws_model.describe_conv(args.frames, kernel, stride, channels, mix)
+    log(f"large: {args.frames} frames x {kws_input.POOLED} bands, {conv}, MLP hidden {hidden}")
     return model
 
 
