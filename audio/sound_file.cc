@@ -44,7 +44,7 @@ std::string TruncationInLog(SNDFILE* file) {
 }  // namespace
 
 Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
-  Result<uint64_t> size = config::RegularFileSize(path, "audio file");
+  Result<uint64_t> size = config::RegularFileSize(path, "an audio file");
   if (!size.ok()) return size.error();
   if (*size == 0) return FileError(path, "empty file (0 bytes), not audio");
 

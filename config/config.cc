@@ -168,7 +168,7 @@ Result<Config> Config::FromFileOrDefaults(const std::filesystem::path& path) {
 
 Result<Config> Config::FromFile(const std::filesystem::path& path) {
   const std::string file = path.string();
-  Result<std::string> text = ReadWholeFile(file, kMaxConfigBytes, "config");
+  Result<std::string> text = ReadWholeFile(file, kMaxConfigBytes, "a config");
   if (!text.ok()) return text.error();
   if (Status s = CheckKeyDepth(*text, file); !s.ok()) return s.error();
   toml::table root;

@@ -12,7 +12,7 @@ namespace earshot::config {
 Result<uint64_t> RegularFileSize(const std::string& path, const std::string& what) {
   struct stat st {};
   if (stat(path.c_str(), &st) != 0) return Error{path + ": cannot open: " + std::strerror(errno)};
-  if (S_ISDIR(st.st_mode)) return Error{path + ": is a directory, not a " + what};
+  if (S_ISDIR(st.st_mode)) return Error{path + ": is a directory, not " + what};
   if (!S_ISREG(st.st_mode)) return Error{path + ": not a regular file (a device or FIFO?)"};
   return static_cast<uint64_t>(st.st_size);
 }
@@ -22,7 +22,7 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
   Result<uint64_t> size = RegularFileSize(path, what);
   if (!size.ok()) return size.error();
   if (*size > max_bytes) {
-    return Error{path + ": " + std::to_string(*size) + " bytes, more than a " + what +
+    return Error{path + ": " + std::to_string(*size) + " bytes, more than " + what +
                  " may have (" + std::to_string(max_bytes) + ")"};
   }
   // O_NONBLOCK: should the path have become a FIFO since, opening it must not hang.

@@ -12,7 +12,7 @@
 
 namespace earshot::config {
 
-// `what` names the kind of file expected, in the errors ("model file", "config", "audio file").
+// `what` names the file expected, in the errors ("a model file", "a config", "an audio file").
 Result<uint64_t> RegularFileSize(const std::string& path, const std::string& what);
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
                                   const std::string& what);
