@@ -2,6 +2,7 @@
 
 #include <sndfile.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 
@@ -39,6 +40,15 @@ std::string TruncationInLog(SNDFILE* file) {
            " bytes of audio, the file holds " + std::to_string(actual);
   }
   return "";
+}
+
+// A float or double file can hold NaN and infinities, which no conversion to int16 can place.
+// Returns the index of the first such value in `samples`, or samples.size().
+size_t FirstNonFinite(std::span<const float> samples) {
+  for (size_t i = 0; i < samples.size(); ++i) {
+    if (!std::isfinite(samples[i])) return i;
+  }
+  return samples.size();
 }
 
 }  // namespace
@@ -83,6 +93,14 @@ Result<size_t> SoundFile::Read(std::span<float> interleaved) {
   const sf_count_t got = sf_readf_float(file_, interleaved.data(), want);
   if (sf_error(file_) != SF_ERR_NO_ERROR) {
     return FileError(path_, std::string("decoding failed: ") + sf_strerror(file_));
+  }
+  const std::span<const float> samples(interleaved.data(), static_cast<size_t>(got) * channels_);
+  if (const size_t bad = FirstNonFinite(samples); bad < samples.size()) {
+    const int64_t frame = frames_read_ + static_cast<int64_t>(bad) / channels_;
+    return FileError(path_, "corrupt: frame " + std::to_string(frame) + " of channel " +
+                                std::to_string(bad % channels_ + 1) + " is " +
+                                (std::isnan(samples[bad]) ? "NaN" : "infinite") +
+                                " (float samples must be finite)");
   }
   frames_read_ += got;
   // A stream whose header leaves the length open (a FLAC written while recording: libsndfile

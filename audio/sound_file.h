@@ -26,7 +26,8 @@ class SoundFile {
   const std::string& path() const { return path_; }
 
   // Reads up to interleaved.size() / channels() frames, scaled to [-1, 1); 0 at the end.
-  // A decoding error (corrupt FLAC, short read of a truncated file) is an error naming the file.
+  // A decoding error (corrupt FLAC, short read of a truncated file, a NaN or infinite sample in a
+  // float file) is an error naming the file.
   Result<size_t> Read(std::span<float> interleaved);
 
  private:

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <tuple>
 #include <vector>
 
 #include "audio/converter.h"
@@ -244,6 +245,26 @@ TEST(FileSource, FlacOfUnknownLength) {
   const std::string none = testing_util::TestTempPath("none.flac");
   std::ofstream(none, std::ios::binary) << bytes.substr(0, end);
   ExpectError(none, "holds no audio samples");
+}
+
+// Float WAVs can hold values no sound has; they are refused where they occur, whatever the rate.
+TEST(FileSource, NonFiniteFloatSamples) {
+  for (const auto& [name, rate, bad] :
+       {std::tuple{"nan.wav", 16000, NAN}, std::tuple{"inf48.wav", 48000, -INFINITY}}) {
+    const std::string path = testing_util::TestTempPath(name);
+    SF_INFO info{};
+    info.samplerate = rate;
+    info.channels = 2;
+    info.format = SF_FORMAT_WAV | SF_FORMAT_FLOAT;
+    std::vector<float> lr(2 * 20000, 0.25f);
+    lr[2 * 12345 + 1] = bad;
+    SNDFILE* f = sf_open(path.c_str(), SFM_WRITE, &info);
+    ASSERT_NE(f, nullptr);
+    sf_writef_float(f, lr.data(), 20000);
+    sf_close(f);
+    ExpectError(path, std::string("frame 12345 of channel 2 is ") +
+                          (std::isnan(bad) ? "NaN" : "infinite"));
+  }
 }
 
 TEST(FileSource, DevicesAreNotFiles) { ExpectError("/dev/zero", "not a regular file"); }

@@ -8,11 +8,13 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <utility>
 #include <sstream>
 
 #include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/stt/endpointer.h"
+#include "models/stt/jsgf_check.h"
 #include "models/stt/sphinx_cepstra.h"
 #include "tests/temp_path.h"
 
@@ -307,6 +309,35 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
             std::string::npos);
 }
 
+// What pocketsphinx's JSGF lexer places (checked against it: none of these print anything) passes;
+// text between statements, which it would copy onto stdout, is an error naming its line.
+TEST(JsgfCheck, StatementsPocketsphinxCanPlace) {
+  for (const char* good : {
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no ;\n",
+           "// first\n#JSGF V1.0 utf-8 en;\n/* c */ grammar g;\nimport <other.x>;\n"
+           "public <c> = yes {a;b} | \"n;o\" /* ; */ | <d>;\n<d> = up // to eol\n| down;\n",
+           "  #JSGF V1.0; // head\ngrammar g; public<e>=go;",
+       }) {
+    EXPECT_TRUE(CheckJsgfStatements(good).ok()) << good << CheckJsgfStatements(good).error().message;
+  }
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"", "an empty grammar"},
+      {"hello\n", "line 1: expected the header '#JSGF V1.0;', found 'hello'"},
+      {"x#JSGF V1.0;\n", "line 1: expected the header"},
+      {"#JSGF V1.0;\ngrammar g;\n\n<d = up;\n", "line 4: expected a rule"},
+      {"#JSGF V1.0;\ngrammar g;\npublic = up;\n", "line 3: expected a rule"},
+      {"#JSGF V1.0;\ngrammar g;\npublic <c> = yes; no;\n", "line 3: expected a rule"},
+      {"#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no\n", "line 3: statement not ended"},
+      {"#JSGF V1.0;\ngrammar g;\npublic <c> = yes; // end", "line 3: a // comment at the end"},
+      {"#JSGF V1.0;\ngrammar g;\n/* open\n", "line 3: comment not closed"},
+  };
+  for (const auto& [text, cause] : bad) {
+    const Status status = CheckJsgfStatements(text);
+    ASSERT_FALSE(status.ok()) << text;
+    EXPECT_NE(status.error().message.find(cause), std::string::npos) << status.error().message;
+  }
+}
+
 TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   auto model = LoadWith("stt.acoustic_model", "/nonexistent/hmm");
   ASSERT_FALSE(model.ok());
@@ -340,6 +371,27 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
     ASSERT_FALSE(model.ok()) << words;
     EXPECT_NE(model.error().message.find("is not a word"), std::string::npos)
         << model.error().message;
+  }
+
+  // A grammar file: text between its statements (which pocketsphinx's lexer would copy onto
+  // stdout, then go on without) and a rule it uses but never defines (which left every transcript
+  // empty) are errors naming the file.
+  const std::string header = "#JSGF V1.0;\ngrammar g;\n";
+  const std::vector<std::pair<std::string, std::string>> grammars = {
+      {"public <c> = yes | no ;\n<d = up;\n", "line 4: expected a rule"},
+      {"public <c> = yes | no ;\nhello\n", "line 4: expected a rule"},
+      {"public <c> = yes | <missing> ;\n", "Undefined rule in RHS: <g.missing>"},
+      {"public <c> = yes | no\n", "line 3: statement not ended by ';'"},
+  };
+  for (const auto& [rules, cause] : grammars) {
+    const std::string gram = testing_util::TestTempPath("broken.gram");
+    std::ofstream(gram) << header << rules;
+    testing::internal::CaptureStdout();
+    model = LoadWith("stt.grammar", gram);
+    EXPECT_EQ(testing::internal::GetCapturedStdout(), "") << rules;
+    ASSERT_FALSE(model.ok()) << rules;
+    EXPECT_NE(model.error().message.find(gram), std::string::npos) << model.error().message;
+    EXPECT_NE(model.error().message.find(cause), std::string::npos) << model.error().message;
   }
 
   SttConfig unknown = *SttConfig::FromConfig(config::Config::Defaults());

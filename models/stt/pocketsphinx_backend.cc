@@ -14,6 +14,9 @@
 #include <mutex>
 #include <vector>
 
+#include "config/read_file.h"
+#include "models/stt/jsgf_check.h"
+
 namespace earshot::stt {
 namespace {
 
@@ -89,6 +92,16 @@ Status CheckWords(ps_decoder_t* decoder, const std::string& words, const std::st
       return Error{"stt.words: '" + word + "' is not in the dictionary " + dictionary};
     }
     ckd_free(pronunciation);
+  }
+  return OkStatus();
+}
+
+// stt.grammar: a regular file of at most 16 MiB whose statements pocketsphinx can place.
+Status CheckGrammarFile(const std::string& path) {
+  Result<std::string> text = config::ReadWholeFile(path, size_t{16} << 20, "a grammar");
+  if (!text.ok()) return text.error();
+  if (Status statements = CheckJsgfStatements(*text); !statements.ok()) {
+    return Error{path + ": not a JSGF grammar: " + statements.error().message};
   }
   return OkStatus();
 }
@@ -241,8 +254,8 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   if (use_lm && !Exists(c.language_model, false)) {
     return Error{c.language_model + ": language model not found"};
   }
-  if (!c.grammar.empty() && !Exists(c.grammar, false)) {
-    return Error{c.grammar + ": grammar not found"};
+  if (!c.grammar.empty()) {
+    if (Status grammar = CheckGrammarFile(c.grammar); !grammar.ok()) return grammar.error();
   }
   std::optional<SphinxCepstra> cepstra;
   if (c.front_end == "earshot") {
@@ -281,6 +294,12 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     }
   }
   const std::string logged = t_last_error;
+  // pocketsphinx goes on after some errors: a grammar's undefined rule leaves a grammar that
+  // never matches (every transcript empty). An error logged is a failed load.
+  if (decoder != nullptr && !logged.empty()) {
+    ps_free(decoder);
+    decoder = nullptr;
+  }
   if (decoder == nullptr) {
     return Error{"stt: pocketsphinx could not load " + c.acoustic_model + " / " +
                  (use_lm              ? c.language_model

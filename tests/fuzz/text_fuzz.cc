@@ -1,11 +1,12 @@
-// Fuzz target: the small text formats earshot parses: a sensor timeline (`earshot run --sensors`)
-// and an acoustic model's feat.params (stt.front_end = earshot), whose front end is then built and
-// run over a second of audio.
+// Fuzz target: the small text formats earshot parses: a sensor timeline (`earshot run --sensors`),
+// an acoustic model's feat.params (stt.front_end = earshot), whose front end is then built and
+// run over a second of audio, and the statements of a JSGF grammar (stt.grammar).
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
+#include "models/stt/jsgf_check.h"
 #include "models/stt/sphinx_cepstra.h"
 #include "statemachine/sensor_timeline.h"
 #include "tests/fuzz/mem_file.h"
@@ -33,7 +34,9 @@ void RunFeatParams(const std::string& path) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  RunTimeline(std::string_view(reinterpret_cast<const char*>(data), size));
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  RunTimeline(text);
+  (void)earshot::stt::CheckJsgfStatements(text);
   const earshot::fuzz::MemFile file(data, size);
   RunFeatParams(file.path());
   return 0;

@@ -1,0 +1,18 @@
+// A JSGF grammar's statements, checked before pocketsphinx reads them. Its lexer copies to stdout
+// (where `earshot transcribe` and `earshotd --events -` write) whatever it cannot place between
+// statements, and then accepts the grammar without it: `<d = up;` or a stray word vanish into
+// the output. The check finds such text and names its line; what is inside a rule is left to
+// pocketsphinx's parser, which fails with an error of its own.
+#pragma once
+
+#include <string_view>
+
+#include "config/result.h"
+
+namespace earshot::stt {
+
+// Each statement (after the whitespace and comments between them) must be the `#JSGF` header,
+// `grammar NAME;`, `import <NAME>;` or a rule `[public] <NAME> = ...;`, and end in ';'.
+Status CheckJsgfStatements(std::string_view text);
+
+}  // namespace earshot::stt
