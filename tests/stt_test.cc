@@ -6,13 +6,16 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <utility>
 #include <sstream>
 
 #include "audio/frame_source.h"
 #include "config/config.h"
+#include "models/stt/acoustic_model_check.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/jsgf_check.h"
 #include "models/stt/sphinx_cepstra.h"
@@ -318,7 +321,8 @@ TEST(JsgfCheck, StatementsPocketsphinxCanPlace) {
            "public <c> = yes {a;b} | \"n;o\" /* ; */ | <d>;\n<d> = up // to eol\n| down;\n",
            "  #JSGF V1.0; // head\ngrammar g; public<e>=go;",
        }) {
-    EXPECT_TRUE(CheckJsgfStatements(good).ok()) << good << CheckJsgfStatements(good).error().message;
+    const Status status = CheckJsgfStatements(good);
+    EXPECT_TRUE(status.ok()) << good << (status.ok() ? "" : status.error().message);
   }
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"", "an empty grammar"},
@@ -336,6 +340,66 @@ TEST(JsgfCheck, StatementsPocketsphinxCanPlace) {
     ASSERT_FALSE(status.ok()) << text;
     EXPECT_NE(status.error().message.find(cause), std::string::npos) << status.error().message;
   }
+}
+
+// A copy of Debian's en-us model in which `file` is replaced by `edit` of its bytes.
+std::string EditedModel(const std::string& name, const std::string& file,
+                        const std::function<void(std::string&)>& edit) {
+  const std::filesystem::path debian = "/usr/share/pocketsphinx/model/en-us/en-us";
+  const std::filesystem::path dir = testing_util::TestTempPath(name);
+  std::filesystem::remove_all(dir);
+  std::filesystem::copy(debian, dir);
+  std::ifstream in(dir / file, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  edit(bytes);
+  std::ofstream(dir / file, std::ios::binary | std::ios::trunc) << bytes;
+  return dir;
+}
+
+// A cut binary mdef crashed inside libpocketsphinx, a cut sendump decoded garbage; both, and
+// indices the library follows unchecked, are errors naming the file before it reads them.
+TEST(AcousticModelCheck, CutOrCorruptBinaryFilesAreClearErrors) {
+  if (!std::filesystem::exists("/usr/share/pocketsphinx/model/en-us/en-us/sendump")) {
+    GTEST_SKIP() << "no Debian en-us model";
+  }
+  const auto keep = [](double share) {
+    return [share](std::string& b) {
+      b.resize(static_cast<size_t>(static_cast<double>(b.size()) * share));
+    };
+  };
+  const auto expect = [](const std::string& dir, const std::string& file,
+                         const std::string& cause) {
+    const Status status = CheckAcousticModel(dir);
+    ASSERT_FALSE(status.ok()) << file << ": " << cause;
+    EXPECT_NE(status.error().message.find(dir + "/" + file + ": " + cause), std::string::npos)
+        << status.error().message;
+  };
+  EXPECT_TRUE(CheckAcousticModel(EditedModel("am_same", "mdef", [](std::string&) {})).ok());
+  for (double share : {0.0, 0.001, 0.5, 0.999}) {
+    expect(EditedModel("am_mdef", "mdef", keep(share)), "mdef", share == 0 ? "empty" : "truncated");
+    expect(EditedModel("am_sendump", "sendump", keep(share)), "sendump", "truncated");
+  }
+  // The first CD phone (after the header, its counts, the 42 phone names and the context tree)
+  // names a senone sequence past the last one.
+  const std::string dir = EditedModel("am_ssid", "mdef", [](std::string& b) {
+    int32_t header, n_ciphone, n_phone, n_cd_tree;
+    std::memcpy(&header, b.data() + 8, 4);
+    const size_t counts = 12 + static_cast<size_t>(header);
+    std::memcpy(&n_ciphone, b.data() + counts, 4);
+    std::memcpy(&n_phone, b.data() + counts + 4, 4);
+    std::memcpy(&n_cd_tree, b.data() + counts + 32, 4);
+    size_t at = counts + 40;
+    for (int32_t i = 0; i < n_ciphone; ++i) at = b.find('\0', at) + 1;
+    at = counts + 40 + ((at - counts - 40 + 3) & ~size_t{3});
+    const size_t phone =
+        at + 8 * static_cast<size_t>(n_cd_tree) + 12 * static_cast<size_t>(n_ciphone);
+    const int32_t far = 1 << 30;
+    std::memcpy(b.data() + phone, &far, 4);
+  });
+  expect(dir, "mdef", "corrupt: phone 42");
+  auto model = LoadWith("stt.acoustic_model", dir);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find(dir + "/mdef: corrupt"), std::string::npos);
 }
 
 TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {

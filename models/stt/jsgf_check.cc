@@ -110,9 +110,9 @@ Status CheckJsgfStatements(std::string_view text) {
                           : IsDeclaration(s, "grammar") || IsDeclaration(s, "import") || IsRule(s);
     if (!ok) {
       const std::string shown(s.substr(0, std::min(s.find('\n'), size_t{40})));
-      return AtLine(line, first ? "expected the header '#JSGF V1.0;', found '" + shown + "'"
-                                : "expected a rule '<name> = ...;' or a declaration, found '" +
-                                      shown + "'");
+      return AtLine(
+          line, first ? "expected the header '#JSGF V1.0;', found '" + shown + "'"
+                      : "expected a rule '<name> = ...;' or a declaration, found '" + shown + "'");
     }
     if (length == std::string_view::npos) return AtLine(line, "statement not ended by ';'");
     c.Advance(length + 1);

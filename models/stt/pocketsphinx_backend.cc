@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "config/read_file.h"
+#include "models/stt/acoustic_model_check.h"
 #include "models/stt/jsgf_check.h"
 
 namespace earshot::stt {
@@ -249,6 +250,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   if (!Exists(c.acoustic_model, true) || !Exists(c.acoustic_model + "/mdef", false)) {
     return Error{c.acoustic_model + ": not a pocketsphinx acoustic model directory (no mdef)"};
   }
+  if (Status files = CheckAcousticModel(c.acoustic_model); !files.ok()) return files.error();
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
   const bool use_lm = c.grammar.empty() && c.words.empty();
   if (use_lm && !Exists(c.language_model, false)) {
