@@ -307,6 +307,13 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
   expect_error("-transform dct\n-lowerf\n", "-lowerf has no value");
   expect_error("-transform dct\n-wlen 1e300\n", "window 2000000000 ms must be");
   expect_error("-transform dct\n-wlen 8025\n", "window 8025000 ms must be");
+  // What pocketsphinx's own front end crashed on or took without a word (FeatParams).
+  expect_error("-transform dct\n-nfilt -5\n", "-nfilt -5: expected a whole number of bands");
+  expect_error("-transform dct\n-nfilt 25\n-ncep 0\n", "-ncep 0: expected a whole number");
+  expect_error("-transform dct\n-nfilt 25\n-ncep 26\n", "1 to -nfilt (25)");
+  expect_error("-transform dct\n-lifter -3\n", "-lifter -3: expected 0 or more");
+  expect_error("-transform dct\n-cmninit 41.0,a\n", "-cmninit 41.0,a: expected at most -ncep");
+  expect_error("-transform dct\nhello world\n", "'hello' is not a setting");
   EXPECT_NE(CepstraSpec::FromFeatParams("/nonexistent/feat.params").error().message.find(
                 "/nonexistent/feat.params"),
             std::string::npos);
@@ -358,7 +365,7 @@ std::string EditedModel(const std::string& name, const std::string& file,
 
 // A cut binary mdef crashed inside libpocketsphinx, a cut sendump decoded garbage; both, and
 // indices the library follows unchecked, are errors naming the file before it reads them.
-TEST(AcousticModelCheck, CutOrCorruptBinaryFilesAreClearErrors) {
+TEST(Pocketsphinx, DamagedAcousticModelsAreClearErrors) {
   if (!std::filesystem::exists("/usr/share/pocketsphinx/model/en-us/en-us/sendump")) {
     GTEST_SKIP() << "no Debian en-us model";
   }
@@ -397,6 +404,14 @@ TEST(AcousticModelCheck, CutOrCorruptBinaryFilesAreClearErrors) {
     std::memcpy(b.data() + phone, &far, 4);
   });
   expect(dir, "mdef", "corrupt: phone 42");
+  // A feat.params that crashed pocketsphinx's front end (-ncep 0: a segmentation fault).
+  const std::string feat = EditedModel("am_feat", "feat.params", [](std::string& b) {
+    b += "-ncep 0\n";
+  });
+  auto refused = LoadWith("stt.acoustic_model", feat);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find(feat + "/feat.params: -ncep 0"), std::string::npos)
+      << refused.error().message;
   auto model = LoadWith("stt.acoustic_model", dir);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(dir + "/mdef: corrupt"), std::string::npos);

@@ -16,6 +16,7 @@
 
 #include "config/read_file.h"
 #include "models/stt/acoustic_model_check.h"
+#include "models/stt/feat_params.h"
 #include "models/stt/jsgf_check.h"
 
 namespace earshot::stt {
@@ -251,6 +252,9 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     return Error{c.acoustic_model + ": not a pocketsphinx acoustic model directory (no mdef)"};
   }
   if (Status files = CheckAcousticModel(c.acoustic_model); !files.ok()) return files.error();
+  if (const std::string feat = c.acoustic_model + "/feat.params"; Exists(feat, false)) {
+    if (Result<FeatParams> params = FeatParams::Read(feat); !params.ok()) return params.error();
+  }
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
   const bool use_lm = c.grammar.empty() && c.words.empty();
   if (use_lm && !Exists(c.language_model, false)) {

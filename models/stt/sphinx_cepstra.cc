@@ -1,27 +1,19 @@
 #include "models/stt/sphinx_cepstra.h"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <numbers>
 
 #include "features/dct.h"
 #include "features/mel_filterbank.h"
+#include "models/stt/feat_params.h"
 
 namespace earshot::stt {
 namespace {
 
 // dB (Q8) -> natural log of power: ln(10) / 10 per dB.
 constexpr double kLnPerDbQ8 = std::numbers::ln10 / 10.0 / 256.0;
-
-// pocketsphinx's defaults for what feat.params leaves out (pocketsphinx_batch's argument list).
-const std::map<std::string, std::string> kDefaults = {
-    {"-lowerf", "133.33334"}, {"-upperf", "6855.4976"}, {"-nfilt", "40"},
-    {"-transform", "legacy"}, {"-lifter", "0"},         {"-ncep", "13"},
-    {"-alpha", "0.97"},       {"-wlen", "0.025625"},    {"-nfft", "512"},
-    {"-samprate", "16000"}};
 
 // A setting as an int: rounded, and clamped first so that any finite value converts (one far
 // out of range stays out of range, for FrontEndConfig::Validate to name).
@@ -46,32 +38,18 @@ std::vector<double> BandOffsets(int bands, int low_hz, int high_hz, int window_s
 }  // namespace
 
 Result<CepstraSpec> CepstraSpec::FromFeatParams(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Error{path + ": cannot read the acoustic model's feature parameters"};
-  std::map<std::string, std::string> params = kDefaults;
-  std::string name, value;
-  while (in >> name) {
-    if (!(in >> value)) return Error{path + ": " + name + " has no value"};
-    params[name] = value;
-  }
-  auto number = [&](const std::string& key) -> Result<double> {
-    const std::string& text = params[key];
-    double v = 0;
-    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
-    if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v)) {
-      return Error{path + ": " + key + " '" + text + "' is not a number"};
-    }
-    return v;
-  };
-  if (params["-transform"] != "dct") {
-    return Error{path + ": -transform " + params["-transform"] +
+  Result<FeatParams> params = FeatParams::Read(path);
+  if (!params.ok()) return params.error();
+  const std::string& transform = params->settings.at("-transform");
+  if (transform != "dct") {
+    return Error{path + ": -transform " + transform +
                  ": earshot's front end computes the orthonormal DCT (-transform dct) only"};
   }
   std::map<std::string, double> v;
   for (const char* key : {"-lowerf", "-upperf", "-nfilt", "-lifter", "-ncep", "-alpha", "-wlen",
                           "-nfft", "-samprate"}) {
-    Result<double> n = number(key);
-    if (!n.ok()) return n.error();
+    Result<double> n = params->Number(key);
+    if (!n.ok()) return Error{path + ": " + n.error().message};
     v[key] = n.value();
   }
   CepstraSpec spec;
