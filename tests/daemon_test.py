@@ -13,6 +13,7 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -27,6 +28,7 @@ SAMPLE = os.path.join(SRC, "tools", "samples", "computer_request.flac")
 TIMEOUT = float(os.environ.get("EARSHOT_TEST_TIMEOUT", "120"))
 NAME = PATH_IFACE = "io.earshot.Pipeline1"
 OBJECT = "/io/earshot/Pipeline1"
+DEBIAN_HMM = "/usr/share/pocketsphinx/model/en-us/en-us"  # what an empty stt.acoustic_model means
 passed = 0
 failed = 0
 
@@ -218,6 +220,19 @@ def bus_methods(bus, events, log, config):
     error = events.expect(lambda e: e.get("event") == "error" and e.get("stage") == "reload")
     check("missing model: error event naming it", error and "/nonexistent/kws.eshm" in
           error["message"], str(error))
+    # pocketsphinx ends the process after a fatal error in its own code (here: a filterbank it
+    # cannot build); the load on the loader thread must fail with it, and the daemon go on.
+    broken = os.path.join(os.path.dirname(config), "broken_hmm")
+    shutil.copytree(DEBIAN_HMM, broken)
+    with open(os.path.join(broken, "feat.params"), "a") as f:
+        f.write("-lowerf 9000\n")
+    with open(config, "w") as f:
+        f.write(re.sub(r"(\[stt\][^\[]*?\n)acoustic_model = ''",
+                       lambda m: m.group(1) + f"acoustic_model = '{broken}'", good))
+    check("Reload with a broken acoustic model", call("Reload").returncode == 0)
+    error = events.expect(lambda e: e.get("event") == "error" and e.get("stage") == "reload")
+    check("broken acoustic model: error event with pocketsphinx's fatal error", error and
+          "Failed to create filterbank" in error["message"], str(error))
     with open(config, "w") as f:
         f.write(good)
     check("Reload with the good config", call("Reload").returncode == 0)

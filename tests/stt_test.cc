@@ -412,6 +412,19 @@ TEST(Pocketsphinx, DamagedAcousticModelsAreClearErrors) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find(feat + "/feat.params: -ncep 0"), std::string::npos)
       << refused.error().message;
+  // Fatal errors inside pocketsphinx, after which it ends the process, fail the load instead (the
+  // daemon goes on after a Reload with such a model): a filterbank above the Nyquist frequency,
+  // and variance normalisation, which it cannot do live, at the first frame.
+  for (const auto& [setting, cause] :
+       {std::pair{"-lowerf 9000\n", "Failed to create filterbank, frequency range does not match"},
+        std::pair{"-varnorm yes\n", "-varnorm yes: pocketsphinx cannot normalise variance"}}) {
+    const std::string fatal = EditedModel("am_fatal", "feat.params", [&](std::string& b) {
+      b += setting;
+    });
+    refused = LoadWith("stt.acoustic_model", fatal);
+    ASSERT_FALSE(refused.ok()) << setting;
+    EXPECT_NE(refused.error().message.find(cause), std::string::npos) << refused.error().message;
+  }
   auto model = LoadWith("stt.acoustic_model", dir);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(dir + "/mdef: corrupt"), std::string::npos);

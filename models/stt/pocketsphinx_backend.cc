@@ -10,7 +10,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdarg>
+#include <csetjmp>
 #include <cstdio>
+#include <cstring>
 #include <mutex>
 #include <vector>
 
@@ -57,21 +59,50 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
 }
 
 // pocketsphinx logs through one process-wide callback (installed by the first Load): its chatter
-// is dropped, the calling thread's last error is kept to say why a load failed, and a fatal error,
-// after which the library exits the process, is printed on stderr first.
+// is dropped, the calling thread's last error is kept to say why a load failed, and a fatal error
+// outside InitCatchingFatal, after which the library exits the process, is printed on stderr first.
 thread_local std::string t_last_error;
+
+// A fatal error inside ps_init (a model file it cannot read, a front end it cannot build) would end
+// the process: a Reload or a profile swap would take the daemon down. While InitCatchingFatal runs,
+// the log callback jumps back into it with the message instead.
+thread_local std::jmp_buf* t_on_fatal = nullptr;
+thread_local char t_fatal_text[1024];
 
 void OnPocketsphinxLog(void* /*user_data*/, err_lvl_t level, const char* format, ...) {
   if (level < ERR_ERROR) return;
-  char text[1024];
+  char text[sizeof t_fatal_text];
   va_list args;
   va_start(args, format);
   std::vsnprintf(text, sizeof text, format, args);
   va_end(args);
-  std::string line(text);
-  while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
-  if (level == ERR_FATAL) std::fprintf(stderr, "earshot: stt: pocketsphinx: %s\n", line.c_str());
-  t_last_error = std::move(line);
+  size_t length = std::strlen(text);
+  while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == ' ')) text[--length] = 0;
+  if (level == ERR_FATAL && t_on_fatal != nullptr) {
+    // Nothing in this frame needs destroying: the jump leaves it as a return would.
+    std::memcpy(t_fatal_text, text, length + 1);
+    std::longjmp(*t_on_fatal, 1);
+  }
+  if (level == ERR_FATAL) std::fprintf(stderr, "earshot: stt: pocketsphinx: %s\n", text);
+  t_last_error = text;
+}
+
+// ps_init, returning nullptr (the message in t_last_error) after a fatal error. The jump skips
+// pocketsphinx's own frames, so the half-built decoder is leaked: a broken model is rare, and the
+// process lives on. No object with a destructor lives in this frame across the jump.
+ps_decoder_t* InitCatchingFatal(cmd_ln_t* cmd) {
+  std::jmp_buf on_fatal;
+  ps_decoder_t* volatile decoder = nullptr;
+  if (setjmp(on_fatal) == 0) {
+    t_on_fatal = &on_fatal;
+    decoder = ps_init(cmd);
+  }
+  t_on_fatal = nullptr;
+  if (decoder == nullptr && t_fatal_text[0] != 0) {
+    t_last_error = t_fatal_text;
+    t_fatal_text[0] = 0;
+  }
+  return decoder;
 }
 
 // stt.words as JSGF alternatives: each a dictionary word, of the characters a JSGF token takes
@@ -245,24 +276,36 @@ class PocketsphinxSession final : public SttSession {
   std::vector<mfcc_t*> rows_;             // frames_ as pocketsphinx's rows
 };
 
-}  // namespace
-
-Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c) {
+// Every file of the configuration, checked before pocketsphinx reads it: on files it cannot read
+// it crashes, exits or goes on with nonsense (acoustic_model_check.h, feat_params.h, jsgf_check.h).
+Status CheckFiles(const SttConfig& c, bool use_lm) {
   if (!Exists(c.acoustic_model, true) || !Exists(c.acoustic_model + "/mdef", false)) {
     return Error{c.acoustic_model + ": not a pocketsphinx acoustic model directory (no mdef)"};
   }
-  if (Status files = CheckAcousticModel(c.acoustic_model); !files.ok()) return files.error();
+  if (Status files = CheckAcousticModel(c.acoustic_model); !files.ok()) return files;
   if (const std::string feat = c.acoustic_model + "/feat.params"; Exists(feat, false)) {
-    if (Result<FeatParams> params = FeatParams::Read(feat); !params.ok()) return params.error();
+    Result<FeatParams> params = FeatParams::Read(feat);
+    if (!params.ok()) return params.error();
+    // pocketsphinx would end the process at the first frame: it has no live variance normalisation.
+    const auto varnorm = params->settings.find("-varnorm");
+    if (use_lm && varnorm != params->settings.end() && varnorm->second == "yes") {
+      return Error{feat + ": -varnorm yes: pocketsphinx cannot normalise variance while it decodes "
+                          "live (a language model; a grammar decodes whole utterances)"};
+    }
   }
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
-  const bool use_lm = c.grammar.empty() && c.words.empty();
   if (use_lm && !Exists(c.language_model, false)) {
     return Error{c.language_model + ": language model not found"};
   }
-  if (!c.grammar.empty()) {
-    if (Status grammar = CheckGrammarFile(c.grammar); !grammar.ok()) return grammar.error();
-  }
+  if (!c.grammar.empty()) return CheckGrammarFile(c.grammar);
+  return OkStatus();
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c) {
+  const bool use_lm = c.grammar.empty() && c.words.empty();
+  if (Status files = CheckFiles(c, use_lm); !files.ok()) return files.error();
   std::optional<SphinxCepstra> cepstra;
   if (c.front_end == "earshot") {
     auto spec = CepstraSpec::FromFeatParams(c.acoustic_model + "/feat.params");
@@ -286,7 +329,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   for (std::string& a : args) argv.push_back(a.data());
   cmd_ln_t* cmd =
       cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), FALSE);
-  ps_decoder_t* decoder = cmd != nullptr ? ps_init(cmd) : nullptr;
+  ps_decoder_t* decoder = cmd != nullptr ? InitCatchingFatal(cmd) : nullptr;
   if (cmd != nullptr) cmd_ln_free_r(cmd);
   if (decoder != nullptr && !c.words.empty()) {
     if (Status words = CheckWords(decoder, c.words, c.dictionary); !words.ok()) {
