@@ -439,6 +439,11 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("/nonexistent/words.dict: dictionary not found"),
             std::string::npos);
+  const std::string empty_dict = testing_util::TestTempPath("empty.dict");
+  std::ofstream{empty_dict};
+  model = LoadWith("stt.dictionary", empty_dict);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find(empty_dict + ": empty dictionary"), std::string::npos);
 
   const std::string bad_lm = testing_util::TestTempPath("broken.lm");
   std::ofstream(bad_lm) << "this is not a language model\n";

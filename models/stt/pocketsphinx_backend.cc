@@ -9,8 +9,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdarg>
 #include <csetjmp>
+#include <cstdarg>
 #include <cstdio>
 #include <cstring>
 #include <mutex>
@@ -294,6 +294,10 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
     }
   }
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
+  // pocketsphinx takes an empty one, and hears nothing but its fillers.
+  Result<uint64_t> dictionary = config::RegularFileSize(c.dictionary, "a dictionary");
+  if (!dictionary.ok()) return dictionary.error();
+  if (*dictionary == 0) return Error{c.dictionary + ": empty dictionary (0 bytes): no words"};
   if (use_lm && !Exists(c.language_model, false)) {
     return Error{c.language_model + ": language model not found"};
   }
