@@ -33,17 +33,15 @@ Status CheckShape(const FeatParams& p) {
   for (const Result<double>* n : {&nfilt, &ncep, &nfft, &lifter}) {
     if (!n->ok()) return n->error();
   }
+  const std::string& bands = p.settings.at("-nfilt");
   if (*nfilt < 1 || *nfilt > *nfft / 2 || *nfilt != std::floor(*nfilt)) {
-    return Error{"-nfilt " + p.settings.at("-nfilt") +
-                 ": expected a whole number of bands, 1 to "
-                 "half the FFT size (-nfft " +
+    return Error{"-nfilt " + bands +
+                 ": expected a whole number of bands, 1 to half the FFT size (" +
                  p.settings.at("-nfft") + ")"};
   }
   if (*ncep < 1 || *ncep > *nfilt || *ncep != std::floor(*ncep)) {
     return Error{"-ncep " + p.settings.at("-ncep") +
-                 ": expected a whole number of cepstra, 1 to "
-                 "-nfilt (" +
-                 p.settings.at("-nfilt") + ")"};
+                 ": expected a whole number of cepstra, 1 to -nfilt (" + bands + ")"};
   }
   if (*lifter < 0) return Error{"-lifter " + p.settings.at("-lifter") + ": expected 0 or more"};
   const auto cmninit = p.settings.find("-cmninit");

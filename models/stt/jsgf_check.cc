@@ -1,7 +1,6 @@
 #include "models/stt/jsgf_check.h"
 
 #include <algorithm>
-#include <cctype>
 #include <string>
 
 namespace earshot::stt {
