@@ -99,15 +99,17 @@ BENCHMARK_CAPTURE(BM_FrontEndPlusKws, large, kLarge);
 BENCHMARK_CAPTURE(BM_FrontEndPlusKws, small, kSmall);
 
 // The int8 engine's dot products (models/int8_dot.h) on the large model's own layers, plain loop
-// against AVX2 in the same run: one hop's window of its first convolution (any int8 inputs) or its
-// hidden dense layer over every position of the layer before (ReLU outputs).
-void BM_DotRows(benchmark::State& state, bool dense, bool avx2) {
+// against AVX2 in the same run: one hop's window of its first convolution (any int8 inputs), of its
+// second (ReLU outputs of the first) or its hidden dense layer over every position of the layer
+// before (ReLU outputs). `layer_index` counts from the first; -1 is the hidden dense layer.
+void BM_DotRows(benchmark::State& state, int layer_index, bool avx2) {
   if (avx2 && !models::Avx2Available()) {
     state.SkipWithError("no AVX2 on this CPU");
     return;
   }
   const auto model = *KwsModel::Load(kLarge, features::FrontEndConfig{});
-  const size_t layer = dense ? model->mlp().layers().size() - 2 : 0;
+  const size_t layer =
+      layer_index < 0 ? model->mlp().layers().size() - 2 : static_cast<size_t>(layer_index);
   const models::Int8Dense& l = model->mlp().layers()[layer];
   const auto k = static_cast<size_t>(l.inputs), rows = static_cast<size_t>(l.outputs);
   const auto kind = layer == 0 ? models::Int8Inputs::kAny : models::Int8Inputs::kNonNegative;
@@ -127,10 +129,12 @@ void BM_DotRows(benchmark::State& state, bool dense, bool avx2) {
   }
   state.counters["macs"] = static_cast<double>(rows * k);
 }
-BENCHMARK_CAPTURE(BM_DotRows, large_conv_plain, false, false);
-BENCHMARK_CAPTURE(BM_DotRows, large_conv_avx2, false, true);
-BENCHMARK_CAPTURE(BM_DotRows, large_dense_plain, true, false);
-BENCHMARK_CAPTURE(BM_DotRows, large_dense_avx2, true, true);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv_plain, 0, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv_avx2, 0, true);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv2_plain, 1, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_conv2_avx2, 1, true);
+BENCHMARK_CAPTURE(BM_DotRows, large_dense_plain, -1, false);
+BENCHMARK_CAPTURE(BM_DotRows, large_dense_avx2, -1, true);
 
 }  // namespace
 }  // namespace earshot::kws
