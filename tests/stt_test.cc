@@ -450,6 +450,14 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   model = LoadWith("stt.language_model", bad_lm);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(bad_lm), std::string::npos) << model.error().message;
+  // An ARPA file cut short: pocketsphinx's reason (the first of its errors) comes before its
+  // failed attempt to read the file as binary.
+  const std::string cut_lm = testing_util::TestTempPath("cut.lm");
+  std::ofstream(cut_lm) << "\\data\\\nngram 1=4\n\n\\1-grams:\n-0.6 </s>\n";
+  model = LoadWith("stt.language_model", cut_lm);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find("Unexpected end of ARPA file"), std::string::npos)
+      << model.error().message;
 
   config::Config cfg = config::Config::Defaults();
   ASSERT_TRUE(cfg.Set("stt.grammar", "/x.gram").ok());

@@ -59,9 +59,18 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
 }
 
 // pocketsphinx logs through one process-wide callback (installed by the first Load): its chatter
-// is dropped, the calling thread's last error is kept to say why a load failed, and a fatal error
-// outside InitCatchingFatal, after which the library exits the process, is printed on stderr first.
-thread_local std::string t_last_error;
+// is dropped, the calling thread's errors are kept to say why a load failed (all of them: for a
+// language model it tries as ARPA text, then as binary, the first says what is wrong with the text,
+// the last only that it is not binary either), and a fatal error outside InitCatchingFatal, after
+// which the library exits the process, is printed on stderr first.
+thread_local std::string t_errors;
+
+void KeepError(const char* text) {
+  constexpr size_t kEnough = 1000;  // a dictionary can have an error on every line
+  if (t_errors.size() > kEnough) return;
+  t_errors += (t_errors.empty() ? "" : "; ") + std::string(text);
+  if (t_errors.size() > kEnough) t_errors += "; ...";
+}
 
 // A fatal error inside ps_init (a model file it cannot read, a front end it cannot build) would end
 // the process: a Reload or a profile swap would take the daemon down. While InitCatchingFatal runs,
@@ -84,10 +93,10 @@ void OnPocketsphinxLog(void* /*user_data*/, err_lvl_t level, const char* format,
     std::longjmp(*t_on_fatal, 1);
   }
   if (level == ERR_FATAL) std::fprintf(stderr, "earshot: stt: pocketsphinx: %s\n", text);
-  t_last_error = text;
+  KeepError(text);
 }
 
-// ps_init, returning nullptr (the message in t_last_error) after a fatal error. The jump skips
+// ps_init, returning nullptr (the message in t_errors) after a fatal error. The jump skips
 // pocketsphinx's own frames, so the half-built decoder is leaked: a broken model is rare, and the
 // process lives on. No object with a destructor lives in this frame across the jump.
 ps_decoder_t* InitCatchingFatal(cmd_ln_t* cmd) {
@@ -99,7 +108,7 @@ ps_decoder_t* InitCatchingFatal(cmd_ln_t* cmd) {
   }
   t_on_fatal = nullptr;
   if (decoder == nullptr && t_fatal_text[0] != 0) {
-    t_last_error = t_fatal_text;
+    KeepError(t_fatal_text);
     t_fatal_text[0] = 0;
   }
   return decoder;
@@ -322,7 +331,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   }
   static std::once_flag log_callback;
   std::call_once(log_callback, [] { err_set_callback(OnPocketsphinxLog, nullptr); });
-  t_last_error.clear();
+  t_errors.clear();
   // -logfn: what pocketsphinx prints outside its log calls (its configuration table) goes nowhere.
   std::vector<std::string> args = {"-hmm", c.acoustic_model, "-dict", c.dictionary,
                                    "-logfn", "/dev/null"};
@@ -346,7 +355,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
       decoder = nullptr;
     }
   }
-  const std::string logged = t_last_error;
+  const std::string logged = t_errors;
   // pocketsphinx goes on after some errors: a grammar's undefined rule leaves a grammar that
   // never matches (every transcript empty). An error logged is a failed load.
   if (decoder != nullptr && !logged.empty()) {
