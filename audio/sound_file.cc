@@ -79,12 +79,20 @@ Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
     sf_close(file);
     return FileError(path, cause);
   }
-  return std::unique_ptr<SoundFile>(
-      new SoundFile(file, path, info.samplerate, info.channels, info.frames));
+  const int subtype = info.format & SF_FORMAT_SUBMASK;
+  const bool float_samples = subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE;
+  return std::unique_ptr<SoundFile>(new SoundFile(file, path, info.samplerate, info.channels,
+                                                  info.frames, float_samples));
 }
 
-SoundFile::SoundFile(SNDFILE* file, std::string path, int rate, int channels, int64_t frames)
-    : file_(file), path_(std::move(path)), rate_(rate), channels_(channels), frames_(frames) {}
+SoundFile::SoundFile(SNDFILE* file, std::string path, int rate, int channels, int64_t frames,
+                     bool float_samples)
+    : file_(file),
+      path_(std::move(path)),
+      rate_(rate),
+      channels_(channels),
+      frames_(frames),
+      float_samples_(float_samples) {}
 
 SoundFile::~SoundFile() { sf_close(file_); }
 
@@ -95,7 +103,8 @@ Result<size_t> SoundFile::Read(std::span<float> interleaved) {
     return FileError(path_, std::string("decoding failed: ") + sf_strerror(file_));
   }
   const std::span<const float> samples(interleaved.data(), static_cast<size_t>(got) * channels_);
-  if (const size_t bad = FirstNonFinite(samples); bad < samples.size()) {
+  if (const size_t bad = float_samples_ ? FirstNonFinite(samples) : samples.size();
+      bad < samples.size()) {
     const int64_t frame = frames_read_ + static_cast<int64_t>(bad) / channels_;
     return FileError(path_, "corrupt: frame " + std::to_string(frame) + " of channel " +
                                 std::to_string(bad % channels_ + 1) + " is " +

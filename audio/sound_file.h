@@ -31,13 +31,15 @@ class SoundFile {
   Result<size_t> Read(std::span<float> interleaved);
 
  private:
-  SoundFile(sf_private_tag* file, std::string path, int rate, int channels, int64_t frames);
+  SoundFile(sf_private_tag* file, std::string path, int rate, int channels, int64_t frames,
+            bool float_samples);
   sf_private_tag* file_;
   std::string path_;
   int rate_;
   int channels_;
   int64_t frames_;
   int64_t frames_read_ = 0;
+  bool float_samples_;  // float or double data: it can hold NaN and infinities, checked as read
 };
 
 }  // namespace earshot::audio

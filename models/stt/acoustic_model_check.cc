@@ -1,7 +1,5 @@
 #include "models/stt/acoustic_model_check.h"
 
-#include <sys/stat.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -62,12 +60,18 @@ Result<int32_t> CheckBinaryMdef(const std::string& path, const Bytes& b) {
     return Cut(path, "the header", at + static_cast<size_t>(std::max(header, 0)) + 40, b.size());
   }
   at += static_cast<size_t>(header);
-  int32_t count[10];
-  for (int32_t& c : count) c = b.Int32(at), at += 4;
-  const MdefCounts m{count[0], count[1], count[2], count[3], count[4],
-                     count[5], count[6], count[7], count[8], count[9]};
-  if (std::any_of(count, count + 10, [](int32_t c) { return c < 0; }) || m.n_ciphone == 0 ||
-      m.n_phone < m.n_ciphone || m.n_emit_state > 32 || m.n_sen < m.n_ci_sen || m.n_sseq == 0) {
+  const auto next = [&] {
+    const int32_t v = b.Int32(at);
+    at += 4;
+    return v;
+  };
+  // Braced initialisers are evaluated in order: the counts as the file holds them.
+  const MdefCounts m{next(), next(), next(), next(), next(),
+                     next(), next(), next(), next(), next()};
+  if (std::min({m.n_ciphone, m.n_phone, m.n_emit_state, m.n_ci_sen, m.n_sen, m.n_tmat, m.n_sseq,
+                m.n_ctx, m.n_cd_tree, m.sil}) < 0 ||
+      m.n_ciphone == 0 || m.n_phone < m.n_ciphone || m.n_emit_state > 32 || m.n_sen < m.n_ci_sen ||
+      m.n_sseq == 0) {
     return Error{path + ": corrupt: impossible counts (" + std::to_string(m.n_ciphone) +
                  " CI phones, " + std::to_string(m.n_phone) + " phones, " +
                  std::to_string(m.n_emit_state) + " states, " + std::to_string(m.n_sen) +
@@ -138,10 +142,9 @@ std::optional<int32_t> StreamsInMeans(const std::string& dir) {
 }
 
 // A sendump: length-prefixed strings (at most 999 bytes each; the title and the header
-// 0-terminated) up to a length of 0,
-// some of them "name value" settings; without a cluster count, the rows and columns; the cluster
-// codebook; then for every feature stream, rows of `columns` bytes (4 bits each with
-// cluster_bits 4).
+// 0-terminated) up to a length of 0, some of them "name value" settings; without a cluster count,
+// the rows and columns; the cluster codebook; then for every feature stream, rows of `columns`
+// bytes (4 bits each with cluster_bits 4).
 Status CheckSendump(const std::string& dir, const std::string& path, int32_t n_sen) {
   Result<std::string> data = config::ReadWholeFile(path, kMaxModelFileBytes, "a sendump");
   if (!data.ok()) return data.error();
@@ -151,7 +154,7 @@ Status CheckSendump(const std::string& dir, const std::string& path, int32_t n_s
   b.set_swap(first < 1 || first > 999);
   int32_t streams = -1, clusters = 0, bits = 8, rows = -1, columns = n_sen;
   size_t at = 0;
-  for (int string = 0;; ++string) {
+  for (int index = 0;; ++index) {
     if (!b.Has(at, 4)) return Cut(path, "its header strings", at + 4, b.size());
     const int32_t n = b.Int32(at);
     at += 4;
@@ -164,8 +167,8 @@ Status CheckSendump(const std::string& dir, const std::string& path, int32_t n_s
       return Cut(path, "its header strings", at + static_cast<size_t>(n), b.size());
     }
     const std::string_view line = b.View(at, static_cast<size_t>(n));
-    if (string < 2 && line.back() != '\0') {
-      return Error{path + ": corrupt: " + (string == 0 ? "its title" : "its header") +
+    if (index < 2 && line.back() != '\0') {
+      return Error{path + ": corrupt: " + (index == 0 ? "its title" : "its header") +
                    " is not 0-terminated"};
     }
     const auto setting = [&](std::string_view name, int32_t& value) {
@@ -198,11 +201,6 @@ Status CheckSendump(const std::string& dir, const std::string& path, int32_t n_s
   return OkStatus();
 }
 
-bool IsFile(const std::string& path) {
-  struct stat st {};
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
-}
-
 }  // namespace
 
 Status CheckAcousticModel(const std::string& dir) {
@@ -218,8 +216,9 @@ Status CheckAcousticModel(const std::string& dir) {
   Result<int32_t> n_sen = CheckBinaryMdef(mdef_path, b);
   if (!n_sen.ok()) return n_sen.error();
   const std::string sendump = dir + "/sendump";
-  if (IsFile(sendump)) return CheckSendump(dir, sendump, *n_sen);
-  return OkStatus();
+  // Without one, pocketsphinx reads mixture_weights, an s3 file it checks itself.
+  if (!config::RegularFileSize(sendump, "a sendump").ok()) return OkStatus();
+  return CheckSendump(dir, sendump, *n_sen);
 }
 
 }  // namespace earshot::stt
