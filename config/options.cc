@@ -75,6 +75,12 @@ constexpr std::array kOptions = {
         "JSGF grammar file decoded instead of the language model (fixed-vocabulary devices)"},
     OptionSpec{"stt.words", T::kString, "", 0, 0, "", "",
                "Command words separated by '|' (e.g. yes|no|stop), decoded as a one-word grammar"},
+    OptionSpec{"stt.command_model", T::kString, "", 0, 0, "", "",
+               "Command classifier joined to stt.words (empty: the bundled models/stt/commands.eshm "
+               "when stt.words are its ten words; none: off)"},
+    OptionSpec{"stt.command_bonus", T::kFloat, "1.5", 0.0, 1000.0, "", "",
+               "The command classifier's log-probability bonus for the decoder's word (0: the "
+               "classifier alone decides among the words; 1000: the decoder does)"},
     OptionSpec{"stt.partial_interval_ms", T::kInt, "500", 0, 10000, "", "ms",
                "A partial transcript (final: false) at most this often during a request when it "
                "changed (0: final transcripts only)"},

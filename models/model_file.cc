@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstring>
 
 #include "config/read_file.h"
@@ -39,13 +40,14 @@ constexpr TensorType TypeOf() {
   if constexpr (std::is_same_v<T, int16_t>) return TensorType::kInt16;
   if constexpr (std::is_same_v<T, int32_t>) return TensorType::kInt32;
   if constexpr (std::is_same_v<T, uint16_t>) return TensorType::kUint16;
+  if constexpr (std::is_same_v<T, float>) return TensorType::kFloat32;
 }
 
 size_t TypeSize(TensorType t) {
   switch (t) {
     case TensorType::kInt8: return 1;
     case TensorType::kInt16: case TensorType::kUint16: return 2;
-    case TensorType::kInt32: return 4;
+    case TensorType::kInt32: case TensorType::kFloat32: return 4;
   }
   return 0;
 }
@@ -187,6 +189,11 @@ Result<std::vector<T>> ModelFile::Read(std::string_view name, std::vector<uint32
   if (!data.ok()) return data.error();
   std::vector<T> values(data->size() / sizeof(T));
   std::memcpy(values.data(), data->data(), data->size());  // little-endian host
+  if constexpr (std::is_same_v<T, float>) {
+    if (!std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); })) {
+      return Fail("tensor '" + std::string(name) + "' holds a NaN or an infinity");
+    }
+  }
   return values;
 }
 
@@ -194,5 +201,6 @@ template Result<std::vector<int8_t>> ModelFile::Read(std::string_view, std::vect
 template Result<std::vector<int16_t>> ModelFile::Read(std::string_view, std::vector<uint32_t>) const;
 template Result<std::vector<int32_t>> ModelFile::Read(std::string_view, std::vector<uint32_t>) const;
 template Result<std::vector<uint16_t>> ModelFile::Read(std::string_view, std::vector<uint32_t>) const;
+template Result<std::vector<float>> ModelFile::Read(std::string_view, std::vector<uint32_t>) const;
 
 }  // namespace earshot::models

@@ -8,12 +8,14 @@
 //   i32[11]  feature spec: sample_rate, window_ms, hop_ms, fft_size, mel_bands, mel_low_hz,
 //            mel_high_hz, kind (0 log-mel, 1 MFCC), mfcc_count, lifter, mean_norm (0 none, 1 running)
 //   u32      tensor count N
-//   N x 56 bytes: char[24] name, u32 type (1 int8, 2 int16, 3 int32, 4 uint16), u32 ndim,
+//   N x 56 bytes: char[24] name, u32 type (1 int8, 2 int16, 3 int32, 4 uint16,
+//            5 float32), u32 ndim,
 //            u32[4] dims (unused = 1), u32 offset from the file start (8-aligned), u32 byte size
 //   tensor data
 //   u32      CRC-32 (IEEE, as zlib) of every byte before it
 // The loader rejects a bad magic, an unknown version, a wrong kind, a checksum mismatch, tensors
-// out of bounds or of the wrong type or shape, and a feature spec other than the front end's.
+// out of bounds or of the wrong type or shape, float tensors holding a NaN or an infinity, and a
+// feature spec other than the front end's.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,7 @@
 
 namespace earshot::models {
 
-enum class TensorType : uint32_t { kInt8 = 1, kInt16 = 2, kInt32 = 3, kUint16 = 4 };
+enum class TensorType : uint32_t { kInt8 = 1, kInt16 = 2, kInt32 = 3, kUint16 = 4, kFloat32 = 5 };
 enum class FeatureKind : int32_t { kLogMel = 0, kMfcc = 1 };
 
 struct FeatureSpec {

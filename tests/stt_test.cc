@@ -16,6 +16,7 @@
 #include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/stt/acoustic_model_check.h"
+#include "models/stt/command_model.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/jsgf_check.h"
 #include "models/stt/sphinx_cepstra.h"
@@ -207,6 +208,67 @@ TEST(Pocketsphinx, CommandWordsAsAGrammar) {
     EXPECT_LE(r.confidence, 1.0);
   }
   EXPECT_EQ(right, total);
+}
+
+Result<std::shared_ptr<const SttModel>> LoadWithAll(
+    const std::vector<std::pair<std::string, std::string>>& options) {
+  config::Config cfg = config::Config::Defaults();
+  for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
+  auto config = SttConfig::FromConfig(cfg);
+  if (!config.ok()) return config.error();
+  return LoadModel(*config);
+}
+
+// The bundled command classifier joins stt.words when they are its words, in any order: at a bonus
+// of 1000 the decoder's word stands, at 0 the classifier chooses among the words (when the decoder
+// heard one); named for other words, it is an error.
+TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
+  const std::string dir = kData + "/kws/dev";
+  if (!std::filesystem::exists(dir + "/up")) GTEST_SKIP() << "no shared data at " << kData;
+  const std::string reversed = "go|stop|off|on|right|left|down|up|no|yes";
+  auto alone = LoadWithAll({{"stt.words", reversed}, {"stt.command_model", "none"}});
+  auto decoder = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "1000"}});
+  auto classifier = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "0"}});
+  for (const auto* m : {&alone, &decoder, &classifier}) ASSERT_TRUE(m->ok()) << m->error().message;
+  auto commands = CommandModel::Load(std::string(EARSHOT_SOURCE_DIR) + "/models/stt/commands.eshm",
+                                     features::FrontEndConfig{});
+  ASSERT_TRUE(commands.ok()) << commands.error().message;
+  int differ = 0;
+  for (const char* word : {"yes", "up", "down", "left", "right", "on", "off", "go"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(dir + "/" + word)) {
+      std::vector<int16_t> x = Read(entry.path().string());
+      x.resize(x.size() / 160 * 160);  // what Decode feeds
+      const SttResult a = Decode(**alone, x);
+      EXPECT_EQ(Decode(**decoder, x).text, a.text);
+      const SttResult c = Decode(**classifier, x);
+      if (a.text.empty()) {
+        EXPECT_EQ(c.text, "");
+        continue;
+      }
+      const std::vector<float> lp = (*commands)->LogProbs(x);
+      const auto best = std::max_element(lp.begin(), lp.end()) - lp.begin();
+      EXPECT_EQ(c.text, (*commands)->words()[static_cast<size_t>(best)]) << entry.path();
+      ASSERT_EQ(c.words.size(), 1u);
+      EXPECT_EQ(c.words[0].word, c.text);
+      EXPECT_NEAR(c.confidence, std::exp(lp[static_cast<size_t>(best)]), 1e-4);
+      differ += c.text != a.text;
+    }
+  }
+  EXPECT_GT(differ, 0) << "the classifier alone never disagreed with the decoder";
+
+  auto other = LoadWithAll({{"stt.words", "yes|no"}});  // not its words: the decoder alone
+  EXPECT_TRUE(other.ok()) << other.error().message;
+  const std::string bundled = std::string(EARSHOT_SOURCE_DIR) + "/models/stt/commands.eshm";
+  other = LoadWithAll({{"stt.words", "yes|no"}, {"stt.command_model", bundled}});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message.find("are not stt.words (yes|no)"), std::string::npos)
+      << other.error().message;
+  other = LoadWithAll({{"stt.command_model", bundled}});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message.find("needs stt.words"), std::string::npos);
+  other = LoadWithAll({{"stt.words", kCommands}, {"stt.command_model", "/nonexistent.eshm"}});
+  ASSERT_FALSE(other.ok());
+  EXPECT_NE(other.error().message.find("/nonexistent.eshm"), std::string::npos);
 }
 
 TEST(Pocketsphinx, GrammarSessionsStartAfresh) {

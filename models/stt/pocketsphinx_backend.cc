@@ -117,11 +117,7 @@ ps_decoder_t* InitCatchingFatal(cmd_ln_t* cmd) {
 // stt.words as JSGF alternatives: each a dictionary word, of the characters a JSGF token takes
 // (others, such as ';', the grammar's lexer echoes to stdout, where the events go).
 Status CheckWords(ps_decoder_t* decoder, const std::string& words, const std::string& dictionary) {
-  size_t start = 0;
-  while (start <= words.size()) {
-    const size_t bar = std::min(words.find('|', start), words.size());
-    const std::string word = words.substr(start, bar - start);
-    start = bar + 1;
+  for (const std::string& word : SplitWords(words)) {
     const auto bad = std::find_if(word.begin(), word.end(), [](unsigned char c) {
       return !std::isalnum(c) && c != '\'' && c != '-' && c != '_' && c != '.';
     });

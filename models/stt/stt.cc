@@ -1,5 +1,9 @@
 #include "models/stt/stt.h"
 
+#include <algorithm>
+
+#include "config/paths.h"
+#include "models/stt/command_fusion.h"
 #include "models/stt/pocketsphinx_backend.h"
 
 namespace earshot::stt {
@@ -11,7 +15,44 @@ std::string OrDefault(const std::string& value, const std::string& fallback) {
   return value.empty() ? fallback : value;
 }
 
+std::vector<std::string> Sorted(std::vector<std::string> words) {
+  std::sort(words.begin(), words.end());
+  return words;
+}
+
+std::string Joined(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : "|") + w;
+  return out;
+}
+
+// The command classifier the config asks for, or nullptr when none applies.
+Result<std::shared_ptr<const CommandModel>> CommandClassifier(const SttConfig& c) {
+  if (c.command_model == "none") return std::shared_ptr<const CommandModel>();
+  if (c.words.empty()) {
+    if (!c.command_model_named) return std::shared_ptr<const CommandModel>();
+    return Error{"stt.command_model '" + c.command_model + "' needs stt.words (its command words)"};
+  }
+  auto model = CommandModel::Load(c.command_model, c.features);
+  if (!model.ok()) return model.error();
+  if (Sorted((*model)->words()) == Sorted(SplitWords(c.words))) return model;
+  if (!c.command_model_named) return std::shared_ptr<const CommandModel>();
+  return Error{c.command_model + ": its words (" + Joined((*model)->words()) +
+               ") are not stt.words (" + c.words + ")"};
+}
+
 }  // namespace
+
+std::vector<std::string> SplitWords(const std::string& words) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= words.size()) {
+    const size_t bar = std::min(words.find('|', start), words.size());
+    out.push_back(words.substr(start, bar - start));
+    start = bar + 1;
+  }
+  return out;
+}
 
 Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   SttConfig c;
@@ -25,6 +66,12 @@ Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   c.words = config.String("stt.words");
   c.profile = config.String("stt.profile");
   c.front_end = config.String("stt.front_end");
+  c.command_model = config::ModelPath(config, "stt.command_model", "stt/commands.eshm");
+  c.command_model_named = !config.String("stt.command_model").empty();
+  c.command_bonus = config.Float("stt.command_bonus");
+  Result<features::FrontEndConfig> features = features::FrontEndConfig::FromConfig(config);
+  if (!features.ok()) return features.error();
+  c.features = *features;
   if (!c.grammar.empty() && !c.words.empty()) {
     return Error{"stt.grammar and stt.words are exclusive: set one"};
   }
@@ -34,7 +81,12 @@ Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
 Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
   auto model = PocketsphinxModel::Load(config);
   if (!model.ok()) return model.error();
-  return std::shared_ptr<const SttModel>(std::move(model).value());
+  std::shared_ptr<const SttModel> decoder = std::move(model).value();
+  auto classifier = CommandClassifier(config);
+  if (!classifier.ok()) return classifier.error();
+  if (*classifier == nullptr) return decoder;
+  return std::shared_ptr<const SttModel>(
+      std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus));
 }
 
 }  // namespace earshot::stt

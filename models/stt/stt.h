@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "config/result.h"
+#include "features/front_end_config.h"
 
 namespace earshot::stt {
 
@@ -58,11 +59,21 @@ struct SttConfig {
   std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
   std::string profile = "large";
   std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
+  // The command classifier joined to stt.words (command_fusion.h): stt.command_model, by default the
+  // bundled models/stt/commands.eshm, used when stt.words are its words; "none": never.
+  std::string command_model;
+  bool command_model_named = false;  // set in the config: stt.words must then be its words
+  double command_bonus = 1.5;        // stt.command_bonus
+  features::FrontEndConfig features;  // the front end the command classifier reads
 
   static Result<SttConfig> FromConfig(const config::Config& config);
 };
 
-// The backend the config names (pocketsphinx for now); errors name the missing or broken file.
+// stt.words split at each '|' (empty words kept, for the checks to name).
+std::vector<std::string> SplitWords(const std::string& words);
+
+// The backend the config names (pocketsphinx for now), with the command classifier when it
+// applies; errors name the missing or broken file.
 Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config);
 
 }  // namespace earshot::stt

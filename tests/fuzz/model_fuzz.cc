@@ -1,5 +1,5 @@
-// Fuzz target: a model file (ESHM) loaded as a VAD and as a keyword model, each one that loads
-// then run over two seconds of frames, so a file that passes the loader's checks but lies about
+// Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model and a command classifier, each
+// one that loads then run (over two seconds of frames; the classifier over a 1.2 s command), so a file that passes the loader's checks but lies about
 // its shapes is caught where it would crash the device: in the session. Each input is tried as it
 // is and with its checksum made right, so that edits reach the parser behind the CRC check.
 #include <cstddef>
@@ -10,6 +10,7 @@
 #include "features/front_end_config.h"
 #include "models/kws/kws.h"
 #include "models/model_file.h"
+#include "models/stt/command_model.h"
 #include "models/vad/vad.h"
 #include "tests/fuzz/mem_file.h"
 
@@ -42,21 +43,32 @@ void RunKws(const std::string& path, const earshot::features::FrontEndConfig& fr
   for (int t = 0; t < kFrames; ++t) session.Process(Frame(t, front_end.mel_bands));
 }
 
-void RunBoth(const uint8_t* data, size_t size) {
+void RunCommand(const std::string& path, const earshot::features::FrontEndConfig& front_end) {
+  auto model = earshot::stt::CommandModel::Load(path, front_end);
+  if (!model.ok()) return;
+  std::vector<int16_t> command(19200);
+  for (size_t n = 0; n < command.size(); ++n) {
+    command[n] = static_cast<int16_t>((n * n / 7 + n * 31) % 20000 - 10000);  // a rising buzz
+  }
+  (*model)->LogProbs(command);
+}
+
+void RunAll(const uint8_t* data, size_t size) {
   const earshot::fuzz::MemFile file(data, size);
   const earshot::features::FrontEndConfig front_end;
   RunVad(file.path(), front_end);
   RunKws(file.path(), front_end);
+  RunCommand(file.path(), front_end);
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  RunBoth(data, size);
+  RunAll(data, size);
   if (size < 4) return 0;
   std::vector<uint8_t> fixed(data, data + size);
   const uint32_t crc = earshot::models::Crc32(std::span(fixed).first(size - 4));
   for (size_t i = 0; i < 4; ++i) fixed[size - 4 + i] = static_cast<uint8_t>(crc >> (8 * i));
-  RunBoth(fixed.data(), size);
+  RunAll(fixed.data(), size);
   return 0;
 }

@@ -96,9 +96,9 @@ def render(rng, variants, engine, text, path):
     return voice, speed, pitch
 
 
-def default_cache():
+def default_cache(name="kws_synth"):
     base = os.environ.get("EARSHOT_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "earshot"))
-    return os.path.join(base, "kws_synth")
+    return os.path.join(base, name)
 
 
 def plan(scale):
@@ -118,9 +118,16 @@ def fingerprint(jobs):
     return h.hexdigest()[:10]
 
 
-def generate(cache, scale=1.0, log=print):
-    """The synthetic set's directory (made if missing). Three quarters espeak-ng, a quarter flite."""
-    jobs = plan(scale)
+def word_plan(words, per_word):
+    """(kind, text) of every clip of a word list: each word said per_word times, its kind itself
+    (train_commands.py's command words)."""
+    return [(w, w) for w in words for _ in range(per_word)]
+
+
+def generate(cache, scale=1.0, log=print, jobs=None):
+    """The synthetic set's directory (made if missing) for `jobs` (kind, text) (default: the keyword
+    set's plan(scale)). Three quarters espeak-ng, a quarter flite."""
+    jobs = plan(scale) if jobs is None else jobs
     out = os.path.join(cache, f"v{VERSION}_{fingerprint(jobs)}")
     index = os.path.join(out, "index.tsv")
     if os.path.exists(index):

@@ -28,7 +28,8 @@ MAGIC = b"ESHM"
 VERSION = 1
 LOGIT_Q = 6
 LOGIT_HALF_RANGE = 1024
-DTYPES = {np.dtype(np.int8): 1, np.dtype(np.int16): 2, np.dtype(np.int32): 3, np.dtype(np.uint16): 4}
+DTYPES = {np.dtype(np.int8): 1, np.dtype(np.int16): 2, np.dtype(np.int32): 3, np.dtype(np.uint16): 4,
+          np.dtype(np.float32): 5}
 # The front end the model was trained on (features/front_end_config.h defaults, log-mel).
 FEATURE_SPEC = dict(sample_rate=16000, window_ms=25, hop_ms=10, fft_size=512, mel_bands=40,
                     mel_low_hz=20, mel_high_hz=7600, kind=0, mfcc_count=13, lifter=0, mean_norm=0)

@@ -1,0 +1,135 @@
+#include "models/stt/command_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "features/front_end.h"
+#include "models/model_file.h"
+
+namespace earshot::stt {
+namespace {
+
+constexpr size_t kMaxWords = 256;
+
+Result<std::vector<std::string>> ReadWords(const models::ModelFile& file) {
+  Result<std::vector<uint32_t>> dims = file.Dims("words");
+  if (!dims.ok()) return dims.error();
+  if (dims->size() != 1) return file.Fail("tensor 'words' must be 1-D");
+  Result<std::vector<int8_t>> bytes = file.Read<int8_t>("words", *dims);
+  if (!bytes.ok()) return bytes.error();
+  std::vector<std::string> words(1);
+  for (const int8_t b : *bytes) {
+    const auto c = static_cast<char>(b);
+    if (c == '|') {
+      words.emplace_back();
+    } else if (c > ' ' && c < 0x7f) {
+      words.back() += c;
+    } else {
+      return file.Fail("tensor 'words' holds a byte that is not a printable ASCII letter");
+    }
+  }
+  if (words.size() > kMaxWords) return file.Fail("more than 256 words");
+  for (size_t i = 0; i < words.size(); ++i) {
+    if (words[i].empty()) return file.Fail("tensor 'words' has an empty word");
+    if (std::find(words.begin(), words.begin() + static_cast<long>(i), words[i]) !=
+        words.begin() + static_cast<long>(i)) {
+      return file.Fail("tensor 'words' names '" + words[i] + "' twice");
+    }
+  }
+  return words;
+}
+
+}  // namespace
+
+std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t length) {
+  constexpr size_t kHop = 160;
+  const size_t hops = (samples.size() + kHop - 1) / kHop;
+  std::vector<int64_t> power(hops, 0);  // per hop, the sum of squares (the ratios matter)
+  for (size_t i = 0; i < samples.size(); ++i) power[i / kHop] += int64_t{samples[i]} * samples[i];
+  const int64_t loudest = hops == 0 ? 0 : *std::max_element(power.begin(), power.end());
+  size_t first = 0, last = hops == 0 ? 0 : hops - 1;  // no voice: all of it
+  if (loudest > 0) {
+    auto voiced = [&](int64_t p) { return p * 10000 > loudest; };  // within 40 dB
+    first = static_cast<size_t>(std::find_if(power.begin(), power.end(), voiced) - power.begin());
+    last = hops - 1 -
+           static_cast<size_t>(std::find_if(power.rbegin(), power.rend(), voiced) - power.rbegin());
+  }
+  const size_t a = first * kHop, b = std::min(samples.size(), (last + 1) * kHop);
+  std::vector<int16_t> out(length, 0);
+  const size_t span = b > a ? b - a : 0;
+  if (span >= length) {  // centred on the span's middle
+    const size_t start = (a + b) / 2 >= length / 2 ? (a + b) / 2 - length / 2 : 0;
+    const size_t n = std::min(length, samples.size() - start);
+    std::copy_n(samples.begin() + static_cast<long>(start), n, out.begin());
+    return out;
+  }
+  // The span starts at p in the window: where it was if the audio fits, else centred.
+  const size_t p = samples.size() <= length ? a : (length - span) / 2;
+  for (size_t i = 0; i < length; ++i) {
+    const int64_t src = static_cast<int64_t>(i) + static_cast<int64_t>(a) - static_cast<int64_t>(p);
+    if (src >= 0 && src < static_cast<int64_t>(samples.size()))
+      out[i] = samples[static_cast<size_t>(src)];
+  }
+  return out;
+}
+
+Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
+    const std::string& path, const features::FrontEndConfig& front_end) {
+  Result<models::ModelFile> file =
+      models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, front_end);
+  if (!file.ok()) return file.error();
+  Result<std::vector<std::string>> words = ReadWords(*file);
+  if (!words.ok()) return words.error();
+  Result<std::vector<int32_t>> input = file->Read<int32_t>("command_input", {3});
+  if (!input.ok()) return input.error();
+  const int frames = (*input)[0], range_db = (*input)[1], step_db = (*input)[2];
+  if (frames < 10 || frames > 1000 || range_db < 1 || range_db > 200 || step_db < 1 ||
+      step_db > 100) {
+    return file->Fail(
+        "command_input {frames, range_db, step_db} out of range (10..1000, "
+        "1..200, 1..100)");
+  }
+  Result<models::Conv2dNet> net = models::Conv2dNet::Load(*file, file->features().mel_bands, frames,
+                                                          static_cast<int>(words->size()));
+  if (!net.ok()) return net.error();
+  return std::shared_ptr<const CommandModel>(new CommandModel(
+      std::move(net).value(), std::move(words).value(), front_end, frames, range_db, step_db));
+}
+
+std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
+  // Created here, once per command: the front end allocates, and the model stays immutable.
+  auto front_end = features::FrontEnd::Create(front_end_).value();  // validated by Load's spec
+  const int bands = front_end_.mel_bands;
+  const auto hop = static_cast<size_t>(front_end_.hop_samples());
+  std::vector<float> db(static_cast<size_t>(bands) * frames_);  // [band][frame]
+  for (int t = 0; t < frames_; ++t) {
+    front_end->Process(window.subspan(static_cast<size_t>(t) * hop, hop));
+    const std::span<const int16_t> logmel = front_end->logmel_db_q8();
+    for (int m = 0; m < bands; ++m) db[static_cast<size_t>(m * frames_ + t)] = logmel[m] / 256.0F;
+  }
+  const float floor = *std::max_element(db.begin(), db.end()) - static_cast<float>(range_db_);
+  for (float& v : db) v = std::max(v, floor);
+  for (int m = 0; m < bands; ++m) {
+    float* row = &db[static_cast<size_t>(m * frames_)];
+    double sum = 0;
+    for (int t = 0; t < frames_; ++t) sum += row[t];
+    const auto mean = static_cast<float>(sum / frames_);
+    for (int t = 0; t < frames_; ++t) row[t] = (row[t] - mean) / static_cast<float>(step_db_);
+  }
+  return db;
+}
+
+std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) const {
+  const size_t length =
+      static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
+  const std::vector<int16_t> window = CommandWindow(samples, length);
+  std::vector<float> logits = net_.Run(Inputs(window));
+  const float top = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (const float z : logits) sum += std::exp(static_cast<double>(z - top));
+  const auto log_sum = static_cast<float>(std::log(sum));
+  for (float& z : logits) z = z - top - log_sum;
+  return logits;
+}
+
+}  // namespace earshot::stt

@@ -1,0 +1,57 @@
+// CommandModel: the command classifier, a second opinion on one short spoken command among the
+// words it was trained on (tools/train/train_commands.py; the bundled models/stt/commands.eshm
+// knows the ten Speech Commands words). command_fusion.h joins it to the decoder's word.
+//
+// The input, as train_commands.py specifies it: the one-second window of the command's audio that
+// CommandWindow picks, through the device's front end (log-mel, dB Q8), then in float: floored at
+// the window's loudest value minus range_db, minus each band's mean over the window, over step_db;
+// a Conv2dNet (models/conv2d_net.h) over bands x frames; log-softmax over the words.
+//
+// Tensors besides the network's: "words" int8 [n] (the words, '|'-separated, one per output),
+// "command_input" int32 [3] = {frames, range_db, step_db}. Immutable and shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config/result.h"
+#include "features/front_end_config.h"
+#include "models/conv2d_net.h"
+
+namespace earshot::stt {
+
+// `length` samples of `samples` (zeros after them where they run out): audio of at most that
+// length stays where it is; longer audio is cut around its voiced span (the 10 ms hops within
+// 40 dB of the loudest), centred.
+std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t length);
+
+class CommandModel {
+ public:
+  static Result<std::shared_ptr<const CommandModel>> Load(
+      const std::string& path, const features::FrontEndConfig& front_end);
+
+  const std::vector<std::string>& words() const { return words_; }
+  // Log-probabilities over words() of the command in `samples` (the front end's rate, mono).
+  std::vector<float> LogProbs(std::span<const int16_t> samples) const;
+
+ private:
+  CommandModel(models::Conv2dNet net, std::vector<std::string> words,
+               const features::FrontEndConfig& front_end, int frames, int range_db, int step_db)
+      : net_(std::move(net)),
+        words_(std::move(words)),
+        front_end_(front_end),
+        frames_(frames),
+        range_db_(range_db),
+        step_db_(step_db) {}
+  std::vector<float> Inputs(std::span<const int16_t> window) const;  // bands x frames
+
+  models::Conv2dNet net_;
+  std::vector<std::string> words_;
+  features::FrontEndConfig front_end_;
+  int frames_, range_db_, step_db_;
+};
+
+}  // namespace earshot::stt

@@ -1,0 +1,201 @@
+// The command classifier: its window, its network, its loader's checks, the fusion rule, and the
+// bundled model against the training script's own log-probabilities.
+#include "models/stt/command_model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include "audio/frame_source.h"
+#include "models/conv2d_net.h"
+#include "models/stt/command_fusion.h"
+#include "tests/model_writer.h"
+
+namespace earshot::stt {
+namespace {
+
+using testing_util::Int32;
+using testing_util::Make;
+using testing_util::Tensor;
+using testing_util::WriteModel;
+
+std::string FromEnv(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != 0 ? v : fallback;
+}
+const std::string kSource = EARSHOT_SOURCE_DIR;
+
+TEST(CommandWindow, AShortCommandStaysWhereItIs) {
+  std::vector<int16_t> x(800, 0);
+  for (size_t i = 300; i < 500; ++i) x[i] = 1000;
+  const std::vector<int16_t> w = CommandWindow(x, 1600);
+  ASSERT_EQ(w.size(), 1600u);
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(w[i], i < x.size() ? x[i] : 0) << i;
+}
+
+TEST(CommandWindow, ALongRequestIsCutAroundItsVoice) {
+  // 3000 samples: a quiet hum (over 40 dB down: not voice) and loud voice in hops 10 .. 13.
+  std::vector<int16_t> x(3000, 5);
+  for (size_t i = 1600; i < 2240; ++i) x[i] = static_cast<int16_t>(i);
+  const std::vector<int16_t> w = CommandWindow(x, 1600);
+  // The voiced span (640 samples) is centred: it starts (1600 - 640) / 2 = 480 samples in.
+  ASSERT_EQ(w.size(), 1600u);
+  for (size_t i = 0; i < w.size(); ++i) EXPECT_EQ(w[i], x[i + 1600 - 480]) << i;
+  // Voice longer than the window: the window's middle is the span's.
+  std::vector<int16_t> y(4000, 1000);
+  const std::vector<int16_t> v = CommandWindow(y, 1600);
+  EXPECT_EQ(v, std::vector<int16_t>(1600, 1000));
+  EXPECT_EQ(CommandWindow(std::vector<int16_t>(), 160), std::vector<int16_t>(160, 0));
+}
+
+Tensor Float(const std::string& name, std::vector<uint32_t> dims, const std::vector<float>& v) {
+  return Make(name, models::TensorType::kFloat32, std::move(dims), v);
+}
+
+Tensor Words(const std::string& text) {
+  std::vector<int8_t> bytes(text.begin(), text.end());
+  return Make("words", models::TensorType::kInt8, {static_cast<uint32_t>(bytes.size())}, bytes);
+}
+
+// A one-convolution model: a 3x3 kernel with only its centre (weight `centre`), stride 1,
+// padding 1, then two outputs.
+std::vector<Tensor> TinyModel(float centre = 1.0F) {
+  std::vector<float> kernel(9, 0.0F);
+  kernel[4] = centre;
+  return {Words("yes|no"),
+          Int32("command_input", {100, 60, 10}),
+          Float("c0.weight", {1, 1, 3, 3}, kernel),
+          Float("c0.bias", {1}, {0.5F}),
+          Int32("c0.conv", {1, 1}),
+          Float("out.weight", {2, 1}, {2.0F, -1.0F}),
+          Float("out.bias", {2}, {0.0F, 1.0F})};
+}
+
+TEST(Conv2dNet, ConvolvesRectifiesAveragesAndMaps) {
+  const std::string path = WriteModel("command-cnn", TinyModel(), "tiny.eshm");
+  auto file = models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, {});
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  auto net = models::Conv2dNet::Load(*file, 2, 3, 2);
+  ASSERT_TRUE(net.ok()) << net.error().message;
+  // relu(x + 0.5) of {1, -2, 3, 0, -1, 4}: {1.5, 0, 3.5, 0.5, 0, 4.5}, mean 10 / 6.
+  const std::vector<float> logits = net->Run(std::vector<float>{1, -2, 3, 0, -1, 4});
+  ASSERT_EQ(logits.size(), 2u);
+  EXPECT_NEAR(logits[0], 2.0 * 10 / 6, 1e-6);
+  EXPECT_NEAR(logits[1], 1.0 - 10.0 / 6, 1e-6);
+}
+
+std::string LoadError(std::vector<Tensor> tensors, const std::string& file) {
+  auto model = CommandModel::Load(WriteModel("command-cnn", tensors, file), {});
+  return model.ok() ? "" : model.error().message;
+}
+
+void Replace(std::vector<Tensor>& tensors, Tensor t) {
+  for (Tensor& old : tensors) {
+    if (old.name == t.name) old = std::move(t);
+  }
+}
+
+TEST(CommandModel, BrokenFilesAreClearErrors) {
+  EXPECT_EQ(LoadError(TinyModel(), "ok.eshm"), "");
+  const struct {
+    Tensor tensor;
+    std::string error;
+  } cases[] = {
+      {Words("yes||no"), "empty word"},
+      {Words("yes|yes"), "names 'yes' twice"},
+      {Words("yes|n\no"), "printable"},
+      {Words("yes|no|up"), "out.weight' is [2x1], expected [3x1]"},
+      {Int32("command_input", {100, 0, 10}), "out of range"},
+      {Int32("c0.conv", {0, 1}), "stride 0"},
+      {Int32("c0.conv", {1, 3}), "padding under the kernel"},
+      {Float("c0.weight", {1, 1, 3, 3}, std::vector<float>(9, std::nanf(""))), "NaN"},
+      {Float("out.bias", {2}, {0.0F, std::numeric_limits<float>::infinity()}), "infinity"},
+      {Float("c0.weight", {1, 2, 3, 3}, std::vector<float>(18, 0.0F)), "reads 2 channels"},
+  };
+  int i = 0;
+  for (const auto& c : cases) {
+    std::vector<Tensor> tensors = TinyModel();
+    Replace(tensors, c.tensor);
+    const std::string error = LoadError(tensors, "case" + std::to_string(i++) + ".eshm");
+    EXPECT_NE(error.find(c.error), std::string::npos) << c.error << " <- " << error;
+    EXPECT_NE(error.find(".eshm"), std::string::npos) << "names the file: " << error;
+  }
+  // A kernel larger than what is left of the input leaves no output.
+  std::vector<Tensor> deep = TinyModel();
+  deep.push_back(Float("c1.weight", {1, 1, 15, 15}, std::vector<float>(225, 0.0F)));
+  deep.push_back(Float("c1.bias", {1}, {0.0F}));
+  deep.push_back(Int32("c1.conv", {8, 0}));
+  auto file = models::ModelFile::Load(WriteModel("command-cnn", deep, "deep.eshm"), "command-cnn",
+                                      models::FeatureKind::kLogMel, {});
+  ASSERT_TRUE(file.ok());
+  auto net = models::Conv2dNet::Load(*file, 4, 100, 2);
+  ASSERT_FALSE(net.ok());
+  EXPECT_NE(net.error().message.find("leaves no output"), std::string::npos);
+  // Another kind of model is not a command model.
+  EXPECT_NE(LoadError({Words("yes")}, "kind.eshm"), "");
+  auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", {});
+  ASSERT_FALSE(wrong_kind.ok());
+  EXPECT_NE(wrong_kind.error().message.find("computer.eshm"), std::string::npos);
+}
+
+TEST(CommandFusion, TheDecodersWordGetsABonus) {
+  const std::vector<std::string> words = {"yes", "no", "up"};
+  const std::vector<float> lp = {std::log(0.2F), std::log(0.7F), std::log(0.1F)};
+  EXPECT_EQ(FuseCommand(words, lp, "yes", 0.0).index, 1);      // the classifier alone
+  const FusedWord fused = FuseCommand(words, lp, "yes", 2.0);  // 0.2 e^2 = 1.48 > 0.7
+  EXPECT_EQ(fused.index, 0);
+  EXPECT_NEAR(fused.probability, 0.2 * std::exp(2.0) / (0.2 * std::exp(2.0) + 0.8), 1e-6);
+  EXPECT_EQ(FuseCommand(words, lp, "up", 1.0).index, 1);  // 0.1 e < 0.7
+  EXPECT_EQ(FuseCommand(words, lp, "up", 1000.0).index, 2);
+  EXPECT_EQ(FuseCommand(words, lp, "go", 2.0).index, -1);  // not a command word
+  EXPECT_EQ(FuseCommand(words, lp, "", 2.0).index, -1);
+}
+
+std::vector<int16_t> ReadSamples(const std::string& path) {
+  std::vector<int16_t> x;
+  auto source = audio::FileSource::Open(path, {});
+  EXPECT_TRUE(source.ok()) << source.error().message;
+  audio::Frame frame;
+  while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
+  return x;
+}
+
+TEST(CommandModel, MatchesTheTrainingScript) {
+  // The bundled model and its vectors, or a model the training smoke test just wrote.
+  auto model = CommandModel::Load(
+      FromEnv("EARSHOT_COMMAND_MODEL", kSource + "/models/stt/commands.eshm"), {});
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ((*model)->words().size(), 10u);
+  const std::vector<int16_t> x = ReadSamples(kSource + "/tools/samples/computer_request.flac");
+  const std::string vectors =
+      FromEnv("EARSHOT_COMMAND_VECTORS", kSource + "/tests/data/command_vectors.txt");
+  std::ifstream in(vectors);
+  ASSERT_TRUE(in) << vectors;
+  std::string line;
+  int checked = 0;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream s(line);
+    size_t first = 0, count = 0;
+    std::string bar;
+    s >> first >> count >> bar;
+    ASSERT_LE(first + count, x.size());
+    const std::vector<float> lp =
+        (*model)->LogProbs(std::span<const int16_t>(x).subspan(first, count));
+    ASSERT_EQ(lp.size(), 10u);
+    for (const float v : lp) {
+      float want = 0;
+      s >> want;
+      EXPECT_NEAR(v, want, 1e-3) << line;  // float32 here and in PyTorch, summed in other orders
+    }
+    ++checked;
+  }
+  EXPECT_EQ(checked, 2);
+}
+
+}  // namespace
+}  // namespace earshot::stt

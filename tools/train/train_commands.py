@@ -1,0 +1,320 @@
+#!/usr/bin/python3
+"""Trains earshot's command classifier: a second opinion on a short spoken command for the
+speech-to-text's command words (stt.words; models/stt/command_model.h runs it, command_fusion.h
+joins it to pocketsphinx's word).
+
+usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
+           [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
+           [--synth cache|DIR|none] [--folds 5 --ps-hyps HYP.tsv] [--vectors FILE]
+
+Input (command_model.h implements it): the one-second window of the command's audio that
+command_window() picks, through the device's front end (`earshot features`: 100 frames x 40 bands of
+log-mel, dB Q8), then, in dB: floored at the window's loudest value minus 60, minus each band's mean
+over the window, divided by 10.
+Network: four convolutions over bands x frames (5x5 stride 2, 3x3 stride 2, 3x3 stride 2, 3x3; 16,
+32, 64, 64 channels; batch norm folded into them when exported; ReLU), the mean over bands and
+frames, one linear layer. Float32 weights: it runs once per command (about 5 M multiply-adds).
+Classes: every word of kws/train (35); the file keeps the rows of the command words only, and the
+log-probabilities are over those.
+Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
+with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
+synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
+--synth-copies copies, a third of each batch. Seeded: the same data give the same model.
+--folds K cross-validates by speaker on kws/train first (K models; the command clips of each fold
+scored by the model that did not see its speakers): the classifier's accuracy, and with --ps-hyps
+(`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's NAME.hyp.tsv) the
+accuracy of the fusion for each bonus (command_fusion.h).
+"""
+import argparse
+import os
+import sys
+import time
+from multiprocessing import Pool
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio_io  # noqa: E402
+import augment  # noqa: E402
+import kws_data  # noqa: E402
+import kws_synth  # noqa: E402
+import vad_export  # noqa: E402
+from mlp_train import open_log  # noqa: E402
+
+SEED = 20261126
+COMMANDS = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
+FRAMES = 100  # one second
+RANGE_DB, STEP_DB = 60, 10  # the input normalisation (module docstring)
+CHANNELS = (16, 32, 64, 64)
+LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; padding kernel // 2
+BONUSES = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 1000.0)
+
+
+def command_window(x, rng=None, max_shift=0):
+    """One second of x: a clip of at most a second stays where it is (zeros after it); a longer one
+    is cut around its voiced span (the protocol's 40 dB rule, audio_io.speech_labels), centred. With
+    rng, the span moves by up to max_shift samples either way (training)."""
+    n = FRAMES * audio_io.HOP
+    a, b = kws_data.keyword_span(x)
+    a, b = a * audio_io.HOP, min(len(x), (b + 1) * audio_io.HOP)
+    span = b - a
+    if span >= n:
+        start = (a + b) // 2 - n // 2
+        seg = x[max(0, start):max(0, start) + n]
+        return np.pad(seg, (0, n - len(seg)))
+    base = a if len(x) <= n else (n - span) // 2
+    shift = int(rng.integers(-max_shift, max_shift + 1)) if rng is not None else 0
+    p = int(np.clip(base + shift, 0, n - span))
+    out = np.zeros(n)
+    src = a - p  # out[i] = x[i + src]
+    lo, hi = max(0, -src), min(n, len(x) - src)
+    out[lo:hi] = x[lo + src:hi + src]
+    return out
+
+
+class Augmenter:
+    def __init__(self, data):
+        self.noises = [audio_io.read_audio(f).astype(np.float64)
+                       for f in augment.list_audio(data, "noise")]
+        self.rirs = augment.read_rirs(data)
+
+    def __call__(self, x, rng):
+        x = kws_data.change_speed(x, rng.uniform(0.9, 1.1))
+        if rng.uniform() < 0.5:
+            y = augment.reverberate(x, self.rirs[rng.integers(len(self.rirs))])
+            x = y * np.sqrt(augment.active_power(x) / max(augment.active_power(y), 1e-9))
+        x = command_window(x, rng, 2400)
+        if rng.uniform() < 0.85:
+            noise = self.noises[rng.integers(len(self.noises))]
+            start = rng.integers(0, len(noise) - len(x))
+            n = noise[start:start + len(x)]
+            snr = rng.uniform(5, 30)
+            x = x + n * np.sqrt(augment.active_power(x) / (np.mean(n * n) + 1e-9) * 10 ** (-snr / 10))
+        x = x * 10 ** (rng.uniform(-25, 5) / 20)
+        peak = np.abs(x).max()
+        return x * (32000 / peak) if peak > 32000 else x
+
+
+AUGMENTER = None  # each feature worker's own
+
+
+def start_worker(data):
+    global AUGMENTER
+    AUGMENTER = Augmenter(data)
+
+
+def clip_features(job):
+    """(1 + copies, FRAMES, 40) int16 log-mel of a clip: as it is, then augmented copies."""
+    earshot, path, copies, seed = job
+    rng = np.random.default_rng(seed)
+    x = audio_io.read_audio(path).astype(np.float64)
+    out = [audio_io.logmel(earshot, command_window(x))]
+    out += [audio_io.logmel(earshot, AUGMENTER(x, rng)) for _ in range(copies)]
+    return np.stack(out)
+
+
+def features(args, paths, copies, seed, log, what):
+    t = time.time()
+    jobs = [(args.earshot, p, copies, seed + i) for i, p in enumerate(paths)]
+    with Pool(2, initializer=start_worker, initargs=(args.data,)) as pool:
+        x = np.stack(pool.map(clip_features, jobs, chunksize=8))
+    log(f"{what}: {len(paths)} clips x {1 + copies} copies of log-mel ({time.time() - t:.0f} s)")
+    return x
+
+
+def normalise(logmel_q8):
+    """(n, FRAMES, 40) dB Q8 -> (n, 1, 40, FRAMES) float, as command_model.cc computes it."""
+    x = torch.as_tensor(np.asarray(logmel_q8, dtype=np.float32)) / 256.0
+    x = torch.maximum(x, x.amax(dim=(1, 2), keepdim=True) - RANGE_DB)
+    x = x - x.mean(dim=1, keepdim=True)
+    return (x / STEP_DB).unsqueeze(1).transpose(2, 3)
+
+
+class Net(torch.nn.Module):
+    def __init__(self, classes):
+        super().__init__()
+        blocks, c_in = [], 1
+        for c, (k, s) in zip(CHANNELS, LAYERS):
+            blocks += [torch.nn.Conv2d(c_in, c, k, s, padding=k // 2, bias=False),
+                       torch.nn.BatchNorm2d(c), torch.nn.ReLU()]
+            c_in = c
+        self.convs = torch.nn.Sequential(*blocks)
+        self.drop = torch.nn.Dropout(0.3)
+        self.out = torch.nn.Linear(c_in, classes)
+
+    def forward(self, x):
+        return self.out(self.drop(self.convs(x).mean(dim=(2, 3))))
+
+
+def spec_mask(x, rng):
+    """SpecAugment (Park et al. 2019): per row, up to 6 bands and up to 14 frames set to 0."""
+    for row in x:
+        f, t = rng.integers(0, 40), rng.integers(0, FRAMES)
+        row[:, f:f + rng.integers(0, 7), :] = 0
+        row[:, :, t:t + rng.integers(0, 15)] = 0
+    return x
+
+
+def train(real, labels, synth, synth_labels, classes, steps, seed):
+    torch.manual_seed(seed)
+    rng = np.random.default_rng(seed)
+    net = Net(classes)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-2)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
+    batch, n_synth = 64, 21 if len(synth) else 0
+    net.train()
+    for _ in range(steps):
+        i, c = rng.integers(0, len(real), batch - n_synth), rng.integers(0, real.shape[1], batch - n_synth)
+        x, y = real[i, c], labels[i]
+        if n_synth:
+            j, d = rng.integers(0, len(synth), n_synth), rng.integers(0, synth.shape[1], n_synth)
+            x, y = np.concatenate([x, synth[j, d]]), np.concatenate([y, synth_labels[j]])
+        loss = F.cross_entropy(net(spec_mask(normalise(x), rng)), torch.as_tensor(y),
+                               label_smoothing=0.1)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        sched.step()
+    return net.eval()
+
+
+def log_probs(net, logmel_q8):
+    """Log-probabilities over the command words (the rows the file keeps) of (n, FRAMES, 40)."""
+    with torch.no_grad():
+        return torch.log_softmax(net(normalise(logmel_q8))[:, :len(COMMANDS)], dim=1).numpy()
+
+
+def fused(lp, hyps, bonus):
+    """command_fusion.h's choice: the classifier's log-probability plus `bonus` for the decoder's
+    word; no word when the decoder heard none."""
+    out = []
+    for row, h in zip(lp, hyps):
+        score = row + bonus * np.array([w == h for w in COMMANDS])
+        out.append(COMMANDS[int(score.argmax())] if h else "")
+    return out
+
+
+def cross_validate(args, real, words, classes_of, speakers, synth, synth_labels, log):
+    rng = np.random.default_rng(SEED)
+    spk = sorted(set(speakers))
+    rng.shuffle(spk)
+    fold_of = {s: k % args.folds for k, s in enumerate(spk)}
+    fold = np.array([fold_of[s] for s in speakers])
+    is_cmd = np.array([w in COMMANDS for w in words])
+    lp = np.zeros((len(words), len(COMMANDS)))
+    for k in range(args.folds):
+        net = train(real[fold != k], classes_of[fold != k], synth, synth_labels,
+                    int(classes_of.max()) + 1, args.steps, SEED + k)
+        held = np.flatnonzero((fold == k) & is_cmd)
+        lp[held] = log_probs(net, real[held, 0])
+    cmd = np.flatnonzero(is_cmd)
+    right = sum(COMMANDS[int(lp[i].argmax())] == words[i] for i in cmd)
+    log(f"cross-validation ({args.folds} speaker folds): classifier alone {right}/{len(cmd)} "
+        f"({100 * right / len(cmd):.1f}%) of the command clips")
+    if args.ps_hyps:
+        hyp = dict((line.rstrip("\n").split("\t") + [""])[:2] for line in open(args.ps_hyps))
+        ids = [args.ids[i] for i in cmd]
+        missing = [i for i in ids if i not in hyp]
+        if missing:
+            sys.exit(f"{args.ps_hyps}: no hypothesis for {len(missing)} clips (e.g. {missing[0]})")
+        alone = sum(hyp[i].strip() == words[c] for i, c in zip(ids, cmd))
+        log(f"  decoder alone ({args.ps_hyps}): {alone}/{len(cmd)} ({100 * alone / len(cmd):.1f}%)")
+        for bonus in BONUSES:
+            got = fused(lp[cmd], [hyp[i].strip() for i in ids], bonus)
+            right = sum(g == words[c] for g, c in zip(got, cmd))
+            log(f"  fused, bonus {bonus:g}: {right}/{len(cmd)} ({100 * right / len(cmd):.1f}%)")
+
+
+def export(path, net, log):
+    """The file command_model.cc reads: batch norm folded into the convolutions, the command rows."""
+    items = [("words", np.frombuffer("|".join(COMMANDS).encode(), np.int8)),
+             ("command_input", np.array([FRAMES, RANGE_DB, STEP_DB], np.int32))]
+    mods = list(net.convs)
+    for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
+        scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+        w = conv.weight.detach() * scale[:, None, None, None]
+        b = bn.bias.detach() - bn.running_mean * scale
+        items += [(f"c{layer}.weight", w.numpy().astype(np.float32)),
+                  (f"c{layer}.bias", b.numpy().astype(np.float32)),
+                  (f"c{layer}.conv", np.array([conv.stride[0], conv.padding[0]], np.int32))]
+    items += [("out.weight", net.out.weight.detach()[:len(COMMANDS)].numpy().astype(np.float32)),
+              ("out.bias", net.out.bias.detach()[:len(COMMANDS)].numpy().astype(np.float32))]
+    vad_export.write_tensors(path, "command-cnn", items)
+    log(f"wrote {path} ({os.path.getsize(path)} bytes)")
+
+
+def write_vectors(path, earshot, net, sample):
+    """Test vectors for tests/command_model_test.cc: log-probabilities of windows of the bundled
+    sample (the whole recording, longer than a second, and its first 0.8 s, shorter)."""
+    x = audio_io.read_audio(sample).astype(np.float64)
+    with open(path, "w") as f:
+        f.write("# earshot command model test vectors (tools/train/train_commands.py): "
+                "first_sample sample_count | log-probabilities of the command words\n")
+        for start, count in ((0, len(x)), (0, 12800)):
+            lp = log_probs(net, audio_io.logmel(earshot, command_window(x[start:start + count]))[None])
+            f.write(f"{start} {count} | " + " ".join(f"{v:.6f}" for v in lp[0]) + "\n")
+
+
+def clip_id(path):
+    return os.path.basename(os.path.dirname(path)) + "_" + os.path.basename(path).rsplit(".", 1)[0]
+
+
+def main():
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
+    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    p.add_argument("--out", default=os.path.join(root, "models", "stt", "commands.eshm"))
+    p.add_argument("--log", default=os.path.join(root, "models", "stt", "commands_train.log"))
+    p.add_argument("--vectors", help="also write test vectors of the bundled sample here")
+    p.add_argument("--copies", type=int, default=32, help="augmented copies of each real clip")
+    p.add_argument("--synth", default="cache",
+                   help="synthetic words from this cache dir ('cache': kws_synth's default place "
+                        "for command_synth; 'none': without)")
+    p.add_argument("--synth-per-word", type=int, default=240)
+    p.add_argument("--synth-copies", type=int, default=6)
+    p.add_argument("--steps", type=int, default=2000, help="batches of 64 per model")
+    p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
+    p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
+    args = p.parse_args()
+    torch.set_num_threads(2)
+    log = open_log(args.log)
+    log(f"train_commands.py {' '.join(sys.argv[1:])}")
+    paths = augment.list_audio(args.data, "kws/train")
+    if not paths:
+        sys.exit(f"{args.data}/kws/train: no clips")
+    words = [os.path.basename(os.path.dirname(q)) for q in paths]
+    vocab = COMMANDS + sorted(set(words) - set(COMMANDS))
+    classes_of = np.array([vocab.index(w) for w in words])
+    speakers = [os.path.basename(q).split("_nohash_")[0] for q in paths]
+    args.ids = [clip_id(q) for q in paths]
+    real = features(args, paths, args.copies, SEED, log, "kws/train")
+    synth, synth_labels = np.zeros((0, 1, FRAMES, 40), np.int16), np.zeros(0, np.int64)
+    if args.synth != "none":
+        cache = kws_synth.default_cache("command_synth") if args.synth == "cache" else args.synth
+        out = kws_synth.generate(cache, log=log,
+                                 jobs=kws_synth.word_plan(COMMANDS, args.synth_per_word))
+        files = kws_synth.read_index(out)
+        synth_paths = [q for w in COMMANDS for q in files[w]]
+        synth_labels = np.array([COMMANDS.index(w) for w in COMMANDS for _ in files[w]])
+        synth = features(args, synth_paths, args.synth_copies, SEED + 10 ** 6, log, "synthetic")
+    if args.folds:
+        cross_validate(args, real, words, classes_of, speakers, synth, synth_labels, log)
+    net = train(real, classes_of, synth, synth_labels, len(vocab), args.steps, SEED)
+    export(args.out, net, log)
+    dev = augment.list_audio(args.data, "kws/dev")
+    dev = [q for q in dev if os.path.basename(os.path.dirname(q)) in COMMANDS]
+    if dev:
+        lp = log_probs(net, features(args, dev, 0, SEED, log, "kws/dev commands")[:, 0])
+        right = sum(COMMANDS[int(r.argmax())] == os.path.basename(os.path.dirname(q))
+                    for r, q in zip(lp, dev))
+        log(f"kws/dev command clips, classifier alone: {right}/{len(dev)}")
+    if args.vectors:
+        write_vectors(args.vectors, args.earshot, net,
+                      os.path.join(root, "tools", "samples", "computer_request.flac"))
+
+
+if __name__ == "__main__":
+    main()
