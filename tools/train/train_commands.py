@@ -273,7 +273,7 @@ def main():
     p.add_argument("--synth", default="cache",
                    help="synthetic words from this cache dir ('cache': kws_synth's default place "
                         "for command_synth; 'none': without)")
-    p.add_argument("--synth-per-word", type=int, default=240)
+    p.add_argument("--synth-per-word", type=int, default=600)
     p.add_argument("--synth-copies", type=int, default=6)
     p.add_argument("--steps", type=int, default=2000, help="batches of 64 per model")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
