@@ -10,16 +10,17 @@
 #include <limits>
 #include <sstream>
 
-#include "audio/frame_source.h"
 #include "models/conv2d_net.h"
 #include "models/stt/command_fusion.h"
 #include "tests/model_writer.h"
+#include "tests/read_samples.h"
 
 namespace earshot::stt {
 namespace {
 
 using testing_util::Int32;
 using testing_util::Make;
+using testing_util::ReadSamples;
 using testing_util::Tensor;
 using testing_util::WriteModel;
 
@@ -153,15 +154,6 @@ TEST(CommandFusion, TheDecodersWordGetsABonus) {
   EXPECT_EQ(FuseCommand(words, lp, "up", 1000.0).index, 2);
   EXPECT_EQ(FuseCommand(words, lp, "go", 2.0).index, -1);  // not a command word
   EXPECT_EQ(FuseCommand(words, lp, "", 2.0).index, -1);
-}
-
-std::vector<int16_t> ReadSamples(const std::string& path) {
-  std::vector<int16_t> x;
-  auto source = audio::FileSource::Open(path, {});
-  EXPECT_TRUE(source.ok()) << source.error().message;
-  audio::Frame frame;
-  while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
-  return x;
 }
 
 TEST(CommandModel, MatchesTheTrainingScript) {

@@ -13,13 +13,13 @@
 #include <sstream>
 #include <utility>
 
-#include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/stt/acoustic_model_check.h"
 #include "models/stt/command_model.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/jsgf_check.h"
 #include "models/stt/sphinx_cepstra.h"
+#include "tests/read_samples.h"
 #include "tests/temp_path.h"
 
 namespace earshot::stt {
@@ -72,15 +72,6 @@ TEST(Endpointer, DefaultsFromConfigInMilliseconds) {
   EXPECT_EQ(c.no_speech_timeout_frames, 400);
 }
 
-std::vector<int16_t> Read(const std::string& path) {
-  std::vector<int16_t> x;
-  auto source = audio::FileSource::Open(path, {});
-  EXPECT_TRUE(source.ok()) << source.error().message;
-  audio::Frame frame;
-  while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
-  return x;
-}
-
 SttResult Decode(const SttModel& model, const std::vector<int16_t>& x,
                  std::string* partial = nullptr) {
   auto session = model.NewSession();
@@ -131,7 +122,7 @@ TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
   ASSERT_TRUE(config.ok());
   auto model = LoadModel(*config);
   ASSERT_TRUE(model.ok()) << model.error().message;
-  const auto x = Read(path);
+  const auto x = testing_util::ReadSamples(path);
   const std::string ref =
       "also a popular contrivance whereby love making may be suspended but not stopped during the "
       "picnic season";
@@ -169,7 +160,7 @@ TEST(Pocketsphinx, ASessionCarriesItsStreamsCepstralMean) {
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
   auto model = LoadModel(*SttConfig::FromConfig(config::Config::Defaults()));
   ASSERT_TRUE(model.ok()) << model.error().message;
-  const auto x = Read(path);
+  const auto x = testing_util::ReadSamples(path);
   // Two streams, their utterances interleaved. In each, the second utterance starts from the mean
   // the first left (this speaker's, not the model's -cmninit), so it decodes differently; neither
   // stream sees the other's history.
@@ -193,7 +184,7 @@ TEST(Pocketsphinx, CommandWordsAsAGrammar) {
   ASSERT_TRUE(model.ok()) << model.error().message;
   int right = 0, total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
-    const std::vector<int16_t> x = Read(entry.path().string());
+    const std::vector<int16_t> x = testing_util::ReadSamples(entry.path().string());
     std::string partial = "unset";
     const SttResult r = Decode(**model, x, &partial);
     right += r.text == "yes";
@@ -236,7 +227,7 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   int differ = 0;
   for (const char* word : {"yes", "up", "down", "left", "right", "on", "off", "go"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir + "/" + word)) {
-      std::vector<int16_t> x = Read(entry.path().string());
+      std::vector<int16_t> x = testing_util::ReadSamples(entry.path().string());
       x.resize(x.size() / 160 * 160);  // what Decode feeds
       const SttResult a = Decode(**alone, x);
       EXPECT_EQ(Decode(**decoder, x).text, a.text);
@@ -279,7 +270,7 @@ TEST(Pocketsphinx, GrammarSessionsStartAfresh) {
   std::vector<std::vector<int16_t>> clips;
   for (const char* word : {"left", "right", "on"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir + "/" + word)) {
-      clips.push_back(Read(entry.path().string()));
+      clips.push_back(testing_util::ReadSamples(entry.path().string()));
       break;
     }
   }
@@ -305,7 +296,7 @@ TEST(Pocketsphinx, EarshotsFrontEndDecodesReadSpeech) {
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
   auto model = LoadWith("stt.front_end", "earshot");
   ASSERT_TRUE(model.ok()) << model.error().message;
-  const auto x = Read(path);
+  const auto x = testing_util::ReadSamples(path);
   const SttResult r = Decode(**model, x);
   EXPECT_LE(WordErrors("also a popular contrivance whereby love making may be suspended but not "
                        "stopped during the picnic season",
