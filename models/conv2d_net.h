@@ -33,10 +33,6 @@ class Conv2dNet {
   // The logits of one input, rows x cols, row-major.
   std::vector<float> Run(std::span<const float> input) const;
 
-  int rows() const { return rows_; }
-  int cols() const { return cols_; }
-  const std::vector<Conv2dLayer>& layers() const { return layers_; }
-
  private:
   std::vector<Conv2dLayer> layers_;
   std::vector<float> out_weight_;  // [classes][C_last]

@@ -5,29 +5,26 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
 #include "models/conv2d_net.h"
 #include "models/stt/command_fusion.h"
+#include "tests/from_env.h"
 #include "tests/model_writer.h"
 #include "tests/read_samples.h"
 
 namespace earshot::stt {
 namespace {
 
+using testing_util::FromEnv;
 using testing_util::Int32;
 using testing_util::Make;
 using testing_util::ReadSamples;
 using testing_util::Tensor;
 using testing_util::WriteModel;
 
-std::string FromEnv(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != 0 ? v : fallback;
-}
 const std::string kSource = EARSHOT_SOURCE_DIR;
 
 TEST(CommandWindow, AShortCommandStaysWhereItIs) {
@@ -62,11 +59,11 @@ Tensor Words(const std::string& text) {
   return Make("words", models::TensorType::kInt8, {static_cast<uint32_t>(bytes.size())}, bytes);
 }
 
-// A one-convolution model: a 3x3 kernel with only its centre (weight `centre`), stride 1,
+// A one-convolution model: a 3x3 kernel with only its centre (weight 1), stride 1,
 // padding 1, then two outputs.
-std::vector<Tensor> TinyModel(float centre = 1.0F) {
+std::vector<Tensor> TinyModel() {
   std::vector<float> kernel(9, 0.0F);
-  kernel[4] = centre;
+  kernel[4] = 1.0F;
   return {Words("yes|no"),
           Int32("command_input", {100, 60, 10}),
           Float("c0.weight", {1, 1, 3, 3}, kernel),
@@ -137,7 +134,6 @@ TEST(CommandModel, BrokenFilesAreClearErrors) {
   ASSERT_FALSE(net.ok());
   EXPECT_NE(net.error().message.find("leaves no output"), std::string::npos);
   // Another kind of model is not a command model.
-  EXPECT_NE(LoadError({Words("yes")}, "kind.eshm"), "");
   auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", {});
   ASSERT_FALSE(wrong_kind.ok());
   EXPECT_NE(wrong_kind.error().message.find("computer.eshm"), std::string::npos);

@@ -16,15 +16,14 @@
 #include "features/noise_suppression.h"
 #include "models/context_stack.h"
 #include "models/float_mlp.h"
+#include "tests/from_env.h"
 #include "tests/model_writer.h"
 
 namespace earshot::kws {
 namespace {
 
-std::string FromEnv(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != 0 ? v : fallback;
-}
+using testing_util::FromEnv;
+
 const std::string kSource = EARSHOT_SOURCE_DIR;
 const std::string kModel = FromEnv("EARSHOT_KWS_MODEL", kSource + "/models/kws/computer.eshm");
 

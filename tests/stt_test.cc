@@ -104,13 +104,18 @@ int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein
 
 const std::string kData = EARSHOT_DATA_DIR;
 
-// The default model with one [stt] option set (the option itself must be valid).
-Result<std::shared_ptr<const SttModel>> LoadWith(const std::string& key, const std::string& value) {
+// The default model with [stt] options set (each option itself must be valid).
+Result<std::shared_ptr<const SttModel>> LoadWithAll(
+    const std::vector<std::pair<std::string, std::string>>& options) {
   config::Config cfg = config::Config::Defaults();
-  EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
+  for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
   auto config = SttConfig::FromConfig(cfg);
   if (!config.ok()) return config.error();
   return LoadModel(*config);
+}
+
+Result<std::shared_ptr<const SttModel>> LoadWith(const std::string& key, const std::string& value) {
+  return LoadWithAll({{key, value}});
 }
 
 const std::string kCommands = "yes|no|up|down|left|right|on|off|stop|go";
@@ -201,15 +206,6 @@ TEST(Pocketsphinx, CommandWordsAsAGrammar) {
   EXPECT_EQ(right, total);
 }
 
-Result<std::shared_ptr<const SttModel>> LoadWithAll(
-    const std::vector<std::pair<std::string, std::string>>& options) {
-  config::Config cfg = config::Config::Defaults();
-  for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
-  auto config = SttConfig::FromConfig(cfg);
-  if (!config.ok()) return config.error();
-  return LoadModel(*config);
-}
-
 // The bundled command classifier joins stt.words when they are its words, in any order: at a bonus
 // of 1000 the decoder's word stands, at 0 the classifier chooses among the words (when the decoder
 // heard one); named for other words, it is an error.
@@ -247,8 +243,17 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   }
   EXPECT_GT(differ, 0) << "the classifier alone never disagreed with the decoder";
 
-  auto other = LoadWithAll({{"stt.words", "yes|no"}});  // not its words: the decoder alone
-  EXPECT_TRUE(other.ok()) << other.error().message;
+  // Not its words: the decoder alone, as with stt.command_model = none (the same confidence).
+  auto other = LoadWithAll({{"stt.words", "yes|no"}});
+  auto other_alone = LoadWithAll({{"stt.words", "yes|no"}, {"stt.command_model", "none"}});
+  ASSERT_TRUE(other.ok()) << other.error().message;
+  ASSERT_TRUE(other_alone.ok()) << other_alone.error().message;
+  for (const auto& entry : std::filesystem::directory_iterator(dir + "/yes")) {
+    const std::vector<int16_t> x = testing_util::ReadSamples(entry.path().string());
+    const SttResult r = Decode(**other, x), want = Decode(**other_alone, x);
+    EXPECT_EQ(r.text, want.text);
+    EXPECT_EQ(r.confidence, want.confidence);
+  }
   const std::string bundled = std::string(EARSHOT_SOURCE_DIR) + "/models/stt/commands.eshm";
   other = LoadWithAll({{"stt.words", "yes|no"}, {"stt.command_model", bundled}});
   ASSERT_FALSE(other.ok());

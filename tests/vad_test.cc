@@ -4,7 +4,6 @@
 #include <sys/stat.h>
 
 #include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <functional>
 #include <filesystem>
@@ -17,16 +16,15 @@
 #include "features/front_end.h"
 #include "models/model_file.h"
 #include "models/vad/vad.h"
+#include "tests/from_env.h"
 #include "tests/temp_path.h"
 
 namespace earshot::vad {
 namespace {
 
+using testing_util::FromEnv;
+
 // The committed model and its vectors, or another pair (the training smoke test sets these).
-std::string FromEnv(const char* name, const std::string& fallback) {
-  const char* v = std::getenv(name);
-  return v != nullptr && *v != 0 ? v : fallback;
-}
 const std::string kModel =
     FromEnv("EARSHOT_VAD_MODEL", std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm");
 const std::string kVectors =

@@ -78,7 +78,7 @@ Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
   Result<models::ModelFile> file =
       models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, front_end);
   if (!file.ok()) return file.error();
-  if (auto made = features::FrontEnd::Create(front_end); !made.ok()) return made.error();
+  if (Status valid = front_end.Validate(); !valid.ok()) return valid.error();
   Result<std::vector<std::string>> words = ReadWords(*file);
   if (!words.ok()) return words.error();
   Result<std::vector<int32_t>> input = file->Read<int32_t>("command_input", {3});
@@ -99,7 +99,7 @@ Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
 
 std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
   // Created here, once per command: the front end allocates, and the model stays immutable.
-  auto front_end = features::FrontEnd::Create(front_end_).value();  // Load made one
+  auto front_end = features::FrontEnd::Create(front_end_).value();  // Load validated it
   const int bands = front_end_.mel_bands;
   const auto hop = static_cast<size_t>(front_end_.hop_samples());
   std::vector<float> db(static_cast<size_t>(bands) * frames_);  // [band][frame]

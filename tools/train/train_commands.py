@@ -196,7 +196,8 @@ def fused(lp, hyps, bonus):
     return out
 
 
-def cross_validate(args, real, words, classes_of, speakers, synth, synth_labels, log):
+def cross_validate(args, real, paths, words, classes_of, synth, synth_labels, log):
+    speakers = [os.path.basename(q).split("_nohash_")[0] for q in paths]
     rng = np.random.default_rng(SEED)
     spk = sorted(set(speakers))
     rng.shuffle(spk)
@@ -215,7 +216,7 @@ def cross_validate(args, real, words, classes_of, speakers, synth, synth_labels,
         f"({100 * right / len(cmd):.1f}%) of the command clips")
     if args.ps_hyps:
         hyp = dict((line.rstrip("\n").split("\t") + [""])[:2] for line in open(args.ps_hyps))
-        ids = [args.ids[i] for i in cmd]
+        ids = [clip_id(paths[i]) for i in cmd]
         missing = [i for i in ids if i not in hyp]
         if missing:
             sys.exit(f"{args.ps_hyps}: no hypothesis for {len(missing)} clips (e.g. {missing[0]})")
@@ -288,8 +289,6 @@ def main():
     words = [os.path.basename(os.path.dirname(q)) for q in paths]
     vocab = COMMANDS + sorted(set(words) - set(COMMANDS))
     classes_of = np.array([vocab.index(w) for w in words])
-    speakers = [os.path.basename(q).split("_nohash_")[0] for q in paths]
-    args.ids = [clip_id(q) for q in paths]
     real = features(args, paths, args.copies, SEED, log, "kws/train")
     synth, synth_labels = np.zeros((0, 1, FRAMES, 40), np.int16), np.zeros(0, np.int64)
     if args.synth != "none":
@@ -301,7 +300,7 @@ def main():
         synth_labels = np.array([COMMANDS.index(w) for w in COMMANDS for _ in files[w]])
         synth = features(args, synth_paths, args.synth_copies, SEED + 10 ** 6, log, "synthetic")
     if args.folds:
-        cross_validate(args, real, words, classes_of, speakers, synth, synth_labels, log)
+        cross_validate(args, real, paths, words, classes_of, synth, synth_labels, log)
     net = train(real, classes_of, synth, synth_labels, len(vocab), args.steps, SEED)
     export(args.out, net, log)
     dev = augment.list_audio(args.data, "kws/dev")
