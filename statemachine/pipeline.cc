@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 #include "statemachine/model_library.h"
 
@@ -10,6 +11,9 @@ namespace {
 
 double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }    // frame k's start
 double EndTime(int64_t k) { return static_cast<double>(k + 1) / 100.0; }  // frame k's end
+// A time in seconds on the 10 ms frame grid (a sum such as 1.05 + 2.51 prints as 3.56, not as
+// 3.5600000000000005).
+double OnFrameGrid(double s) { return std::round(s * 100.0) / 100.0; }
 
 // Adds the time from construction to destruction, and one frame unless `frames` is 0 (more work
 // on a frame already counted), to a stage's counter; and keeps the longest such time in
@@ -257,8 +261,8 @@ void Pipeline::EndRequest(int64_t k) {
       const double offset = StartTime(request_start_);
       const double first = result->words.empty() ? 0.0 : result->words.front().start;
       const double last = result->words.empty() ? t - offset : result->words.back().end;
-      sink_->Emit(TranscriptEvent{t, result->text, true, result->confidence, offset + first,
-                                  offset + last});
+      sink_->Emit(TranscriptEvent{t, result->text, true, result->confidence,
+                                  OnFrameGrid(offset + first), OnFrameGrid(offset + last)});
     }
   }
   if (!speech_) sink_->Emit(SpeechEndEvent{t});

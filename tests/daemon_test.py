@@ -83,7 +83,7 @@ def sox(*args):
 
 
 GAP_S = 12
-SECOND_REQUEST_FRAME = 100 + 386 + GAP_S * 100  # 1 s, the 3.86 s request, the gap
+SECOND_REQUEST_FRAME = 100 + 455 + GAP_S * 100  # 1 s, the 4.55 s request, the gap
 
 
 def two_requests(tmp):

@@ -6,6 +6,7 @@ joins it to pocketsphinx's word).
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
            [--synth cache|DIR|none] [--folds 5 --ps-hyps HYP.tsv] [--vectors FILE]
+       tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
 
 Input (command_model.h implements it): the one-second window of the command's audio that
 command_window() picks, through the device's front end (`earshot features`: 100 frames x 40 bands of
@@ -24,6 +25,7 @@ synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-w
 scored by the model that did not see its speakers): the classifier's accuracy, and with --ps-hyps
 (`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's NAME.hyp.tsv) the
 accuracy of the fusion for each bonus (command_fusion.h).
+--vectors-of writes the test vectors of an exported model, without training (after a new sample).
 """
 import argparse
 import os
@@ -246,6 +248,24 @@ def export(path, net, log):
     log(f"wrote {path} ({os.path.getsize(path)} bytes)")
 
 
+def import_model(path):
+    """The network of an exported file (export's inverse): its folded convolutions with batch
+    norm that does nothing, in eval mode. Only the command rows of the output layer are there."""
+    t = vad_export.read_tensors(path)
+    net = Net(len(COMMANDS))
+    mods = list(net.convs)
+    with torch.no_grad():
+        for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
+            conv.weight.copy_(torch.tensor(t[f"c{layer}.weight"]))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1 - bn.eps)
+            bn.weight.fill_(1)
+            bn.bias.copy_(torch.tensor(t[f"c{layer}.bias"]))
+        net.out.weight.copy_(torch.tensor(t["out.weight"]))
+        net.out.bias.copy_(torch.tensor(t["out.bias"]))
+    return net.eval()
+
+
 def write_vectors(path, earshot, net, sample):
     """Test vectors for tests/command_model_test.cc: log-probabilities of windows of the bundled
     sample (the whole recording, longer than a second, and its first 0.8 s, shorter)."""
@@ -270,6 +290,8 @@ def main():
     p.add_argument("--out", default=os.path.join(root, "models", "stt", "commands.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "stt", "commands_train.log"))
     p.add_argument("--vectors", help="also write test vectors of the bundled sample here")
+    p.add_argument("--vectors-of", metavar="MODEL",
+                   help="only write --vectors for this exported model (no training)")
     p.add_argument("--copies", type=int, default=32, help="augmented copies of each real clip")
     p.add_argument("--synth", default="cache",
                    help="synthetic words from this cache dir ('cache': kws_synth's default place "
@@ -281,6 +303,12 @@ def main():
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
     args = p.parse_args()
     torch.set_num_threads(2)
+    sample = os.path.join(root, "tools", "samples", "computer_request.flac")
+    if args.vectors_of:
+        if not args.vectors:
+            sys.exit("--vectors-of needs --vectors")
+        write_vectors(args.vectors, args.earshot, import_model(args.vectors_of), sample)
+        return
     log = open_log(args.log)
     log(f"train_commands.py {' '.join(sys.argv[1:])}")
     paths = augment.list_audio(args.data, "kws/train")
@@ -311,8 +339,7 @@ def main():
                     for r, q in zip(lp, dev))
         log(f"kws/dev command clips, classifier alone: {right}/{len(dev)}")
     if args.vectors:
-        write_vectors(args.vectors, args.earshot, net,
-                      os.path.join(root, "tools", "samples", "computer_request.flac"))
+        write_vectors(args.vectors, args.earshot, net, sample)
 
 
 if __name__ == "__main__":
