@@ -122,8 +122,13 @@ done > "$tmp/own_words.tsv"
   --copies 1 "${command_synth[@]}" --steps 4 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
   --out "$tmp/commands.eshm" --log "$tmp/commands.log" --vectors "$tmp/command_vectors.txt"
 grep -q "^  fused, bonus 1000: 138/138 (100.0%)" "$tmp/commands.log" || { cat "$tmp/commands.log"; exit 1; }
-EARSHOT_COMMAND_MODEL="$tmp/commands.eshm" EARSHOT_COMMAND_VECTORS="$tmp/command_vectors.txt" \
-  "$build/tests/command_model_test" --gtest_filter='CommandModel.MatchesTheTrainingScript'
+# The vectors of the trained network, then those of the file read back (--vectors-of).
+/usr/bin/python3 "$src/tools/train/train_commands.py" --earshot "$build/tools/earshot" \
+  --vectors-of "$tmp/commands.eshm" --vectors "$tmp/command_vectors_of.txt"
+for v in command_vectors command_vectors_of; do
+  EARSHOT_COMMAND_MODEL="$tmp/commands.eshm" EARSHOT_COMMAND_VECTORS="$tmp/$v.txt" \
+    "$build/tests/command_model_test" --gtest_filter='CommandModel.MatchesTheTrainingScript'
+done
 "$build/tools/earshot" transcribe --set 'stt.words=yes|no|up|down|left|right|on|off|stop|go' \
   --set stt.command_model="$tmp/commands.eshm" "$data/kws/dev/yes/"*.flac >/dev/null
 echo "train_smoke_test: every check passed"
