@@ -76,4 +76,18 @@ Result<bool> FileSource::Next(Frame& frame) {
   return true;
 }
 
+Result<std::vector<int16_t>> ReadFile(const std::string& path, size_t max_samples) {
+  auto source = FileSource::Open(path, {});
+  if (!source.ok()) return source.error();
+  std::vector<int16_t> samples;
+  Frame frame;
+  while (samples.size() < max_samples) {
+    Result<bool> more = (*source)->Next(frame);
+    if (!more.ok()) return more.error();
+    if (!*more) break;
+    samples.insert(samples.end(), frame.begin(), frame.end());
+  }
+  return samples;
+}
+
 }  // namespace earshot::audio

@@ -1,6 +1,9 @@
 // FrameSource: anything that yields 16 kHz mono int16 audio in 10 ms frames (files now, ALSA later).
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,5 +53,10 @@ class FileSource final : public FrameSource {
   bool input_done_ = false;  // the file is exhausted
   bool at_end_ = false;      // and the converter drained
 };
+
+// A whole file (at most its first max_samples, whole 10 ms frames, the last one zero-padded) as
+// 16 kHz mono int16, through FileSource: for tests, benchmarks and tools that want it in memory.
+Result<std::vector<int16_t>> ReadFile(const std::string& path,
+                                      size_t max_samples = std::numeric_limits<size_t>::max());
 
 }  // namespace earshot::audio

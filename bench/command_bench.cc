@@ -18,15 +18,9 @@ namespace {
 const std::string kSource = EARSHOT_SOURCE_DIR;
 
 const std::vector<int16_t>& Command() {
-  static const std::vector<int16_t> samples = [] {
-    std::vector<int16_t> x;
-    auto source = audio::FileSource::Open(kSource + "/tools/samples/computer_request.flac", {});
-    audio::Frame frame;
-    while (source.ok() && x.size() < 16000 && *(*source)->Next(frame)) {
-      x.insert(x.end(), frame.begin(), frame.end());
-    }
-    return x;
-  }();
+  static const std::vector<int16_t> samples =
+      audio::ReadFile(kSource + "/tools/samples/computer_request.flac", 16000)
+          .value_or({});
   return samples;
 }
 

@@ -18,12 +18,8 @@ namespace {
 
 const std::vector<int16_t>& Audio() {
   static const std::vector<int16_t> samples = [] {
-    std::vector<int16_t> x;
     const auto path = std::filesystem::path(EARSHOT_DATA_DIR) / "stt" / "121-121726-0000.flac";
-    if (auto source = audio::FileSource::Open(path.string(), {}); source.ok()) {
-      audio::Frame frame;
-      while (*(*source)->Next(frame) && x.size() < 160000) x.insert(x.end(), frame.begin(), frame.end());
-    }
+    std::vector<int16_t> x = audio::ReadFile(path.string(), 160000).value_or({});
     if (x.size() < 16000) {  // no shared data: noise plus tones at speech-like levels
       std::mt19937 rng(1);
       std::normal_distribution<double> noise(0, 300);

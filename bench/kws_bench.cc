@@ -19,12 +19,8 @@ const std::string kLarge = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/comput
 const std::string kSmall = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer_small.eshm";
 
 std::vector<int16_t> Audio() {
-  std::vector<int16_t> x;
-  auto source = audio::FileSource::Open(
-      std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac", {});
-  audio::Frame frame;
-  while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
-  return x;
+  return audio::ReadFile(std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac")
+      .value_or({});
 }
 
 void SetPerSecond(benchmark::State& state) {

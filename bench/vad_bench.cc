@@ -19,15 +19,11 @@ const std::string kModel = std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.es
 // 20 s of a shared speech recording (or of the bundled sample when the data are absent).
 const std::vector<int16_t>& Audio() {
   static const std::vector<int16_t> samples = [] {
-    std::vector<int16_t> x;
     std::string path = std::string(EARSHOT_DATA_DIR) + "/stt/121-121726-0000.flac";
     if (!std::filesystem::exists(path)) {
       path = std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac";
     }
-    auto source = audio::FileSource::Open(path, {});
-    audio::Frame frame;
-    while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
-    return x;
+    return audio::ReadFile(path).value_or({});
   }();
   return samples;
 }

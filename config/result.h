@@ -29,6 +29,7 @@ class [[nodiscard]] Result {
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
   const Error& error() const { return std::get<1>(v_); }
+  T value_or(T fallback) && { return ok() ? std::get<0>(std::move(v_)) : std::move(fallback); }
 
  private:
   std::variant<T, Error> v_;

@@ -88,6 +88,14 @@ TEST(FileSource, SixteenKhzInt16IsBitExact) {
   for (size_t i = 0; i < written.size(); ++i) ASSERT_EQ(r->samples[i], written[i]) << i;
   for (size_t i = written.size(); i < r->samples.size(); ++i) ASSERT_EQ(r->samples[i], 0);
   EXPECT_EQ(r->info.frames, 1234);
+
+  // ReadFile: the same samples, or as many whole frames as reach max_samples.
+  Result<std::vector<int16_t>> all = ReadFile(path);
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  EXPECT_EQ(*all, r->samples);
+  Result<std::vector<int16_t>> first = ReadFile(path, 300);
+  ASSERT_TRUE(first.ok()) << first.error().message;
+  EXPECT_EQ(*first, std::vector<int16_t>(r->samples.begin(), r->samples.begin() + 320));
 }
 
 struct FormatCase {
@@ -155,6 +163,9 @@ void ExpectError(const std::string& path, const std::string& cause) {
   ASSERT_FALSE(r.ok()) << path << " was accepted";
   EXPECT_NE(r.error().message.find(path), std::string::npos) << r.error().message;
   EXPECT_NE(r.error().message.find(cause), std::string::npos) << r.error().message;
+  Result<std::vector<int16_t>> samples = ReadFile(path);
+  ASSERT_FALSE(samples.ok()) << path << " was accepted by ReadFile";
+  EXPECT_EQ(samples.error().message, r.error().message);
 }
 
 TEST(FileSource, MissingFile) {

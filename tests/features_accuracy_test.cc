@@ -135,12 +135,9 @@ TEST(FrontEndAccuracy, RealSpeech) {
        }()}) {
     Errors errors(config.mfcc_count);
     for (const auto& path : files) {
-      auto source = audio::FileSource::Open(path.string(), {});
-      ASSERT_TRUE(source.ok()) << source.error().message;
-      std::vector<int16_t> samples;
-      audio::Frame frame;
-      while (*(*source)->Next(frame)) samples.insert(samples.end(), frame.begin(), frame.end());
-      Compare(samples, config, errors);
+      auto samples = audio::ReadFile(path.string());
+      ASSERT_TRUE(samples.ok()) << samples.error().message;
+      Compare(*samples, config, errors);
     }
     Report(config.lifter ? "speech, lifter 22 + CMN" : "speech (stt/, 12 files)", errors);
     EXPECT_LT(errors.logmel_max, 0.2);

@@ -12,12 +12,9 @@
 namespace earshot::testing_util {
 
 inline std::vector<int16_t> ReadSamples(const std::string& path) {
-  std::vector<int16_t> x;
-  auto source = audio::FileSource::Open(path, {});
-  EXPECT_TRUE(source.ok()) << source.error().message;
-  audio::Frame frame;
-  while (source.ok() && *(*source)->Next(frame)) x.insert(x.end(), frame.begin(), frame.end());
-  return x;
+  auto samples = audio::ReadFile(path);
+  EXPECT_TRUE(samples.ok()) << samples.error().message;
+  return std::move(samples).value_or({});
 }
 
 }  // namespace earshot::testing_util
