@@ -19,8 +19,7 @@ const std::string kSource = EARSHOT_SOURCE_DIR;
 
 const std::vector<int16_t>& Command() {
   static const std::vector<int16_t> samples =
-      audio::ReadFile(kSource + "/tools/samples/computer_request.flac", 16000)
-          .value_or({});
+      audio::ReadFile(kSource + "/tools/samples/computer_request.flac", 16000).value_or({});
   return samples;
 }
 
