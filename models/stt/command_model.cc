@@ -5,6 +5,7 @@
 
 #include "features/front_end.h"
 #include "models/model_file.h"
+#include "models/stt/stt.h"
 
 namespace earshot::stt {
 namespace {
@@ -17,17 +18,11 @@ Result<std::vector<std::string>> ReadWords(const models::ModelFile& file) {
   if (dims->size() != 1) return file.Fail("tensor 'words' must be 1-D");
   Result<std::vector<int8_t>> bytes = file.Read<int8_t>("words", *dims);
   if (!bytes.ok()) return bytes.error();
-  std::vector<std::string> words(1);
-  for (const int8_t b : *bytes) {
-    const auto c = static_cast<char>(b);
-    if (c == '|') {
-      words.emplace_back();
-    } else if (c > ' ' && c < 0x7f) {
-      words.back() += c;
-    } else {
-      return file.Fail("tensor 'words' holds a byte that is not a printable ASCII letter");
-    }
+  const std::string text(bytes->begin(), bytes->end());
+  if (!std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 0x7f; })) {
+    return file.Fail("tensor 'words' holds a byte that is not a printable ASCII letter");
   }
+  const std::vector<std::string> words = SplitWords(text);  // stt.words' own format
   if (words.size() > kMaxWords) return file.Fail("more than 256 words");
   for (size_t i = 0; i < words.size(); ++i) {
     if (words[i].empty()) return file.Fail("tensor 'words' has an empty word");

@@ -1,8 +1,8 @@
 // Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model and a command classifier, each
 // one that loads then run (over two seconds of frames; the classifier over a 1.2 s command), so a
 // file that passes the loader's checks but lies about its shapes is caught where it would crash the
-// device: in the session. Each input is tried as it
-// is and with its checksum made right, so that edits reach the parser behind the CRC check.
+// device: in the session. Each input is tried as it is and with its checksum made right, so that
+// edits reach the parser behind the CRC check.
 #include <cstddef>
 #include <cstdint>
 #include <span>
