@@ -14,8 +14,9 @@ int OutputSize(int n, const Conv2dLayer& l) {
   return span < 0 ? 0 : span / l.stride + 1;
 }
 
-Result<Conv2dLayer> LoadLayer(const ModelFile& file, int l, int in_channels) {
-  const std::string prefix = "c" + std::to_string(l) + ".";
+Result<Conv2dLayer> LoadLayer(const ModelFile& file, const std::string& net_prefix, int l,
+                              int in_channels) {
+  const std::string name = net_prefix + "c" + std::to_string(l), prefix = name + ".";
   Result<std::vector<uint32_t>> dims = file.Dims(prefix + "weight");
   if (!dims.ok()) return dims.error();
   if (dims->size() != 4 || (*dims)[2] != (*dims)[3]) {
@@ -26,12 +27,11 @@ Result<Conv2dLayer> LoadLayer(const ModelFile& file, int l, int in_channels) {
   layer.in_channels = static_cast<int>(std::min<uint32_t>((*dims)[1], kMaxChannels + 1));
   layer.kernel = static_cast<int>(std::min<uint32_t>((*dims)[2], kMaxKernel + 1));
   if (layer.in_channels != in_channels) {
-    return file.Fail("convolution " + std::to_string(l) + " reads " +
-                     std::to_string(layer.in_channels) + " channels, the input has " +
-                     std::to_string(in_channels));
+    return file.Fail("convolution " + name + " reads " + std::to_string(layer.in_channels) +
+                     " channels, the input has " + std::to_string(in_channels));
   }
   if (layer.out_channels > kMaxChannels || layer.kernel > kMaxKernel) {
-    return file.Fail("convolution " + std::to_string(l) + " is too large (at most " +
+    return file.Fail("convolution " + name + " is too large (at most " +
                      std::to_string(kMaxChannels) + " channels, kernels of " +
                      std::to_string(kMaxKernel) + ")");
   }
@@ -41,10 +41,10 @@ Result<Conv2dLayer> LoadLayer(const ModelFile& file, int l, int in_channels) {
   layer.padding = (*conv)[1];
   if (layer.stride < 1 || layer.stride > kMaxStride || layer.padding < 0 ||
       layer.padding >= layer.kernel) {
-    return file.Fail("convolution " + std::to_string(l) + " has stride " +
-                     std::to_string(layer.stride) + " and padding " +
-                     std::to_string(layer.padding) + " (stride 1.." + std::to_string(kMaxStride) +
-                     ", padding under the kernel's " + std::to_string(layer.kernel) + ")");
+    return file.Fail("convolution " + name + " has stride " + std::to_string(layer.stride) +
+                     " and padding " + std::to_string(layer.padding) + " (stride 1.." +
+                     std::to_string(kMaxStride) + ", padding under the kernel's " +
+                     std::to_string(layer.kernel) + ")");
   }
   auto weight = file.Read<float>(prefix + "weight", *dims);
   if (!weight.ok()) return weight.error();
@@ -87,29 +87,31 @@ void Convolve(const Conv2dLayer& l, const std::vector<float>& in, int rows, int 
 
 }  // namespace
 
-Result<Conv2dNet> Conv2dNet::Load(const ModelFile& file, int rows, int cols, int classes) {
+Result<Conv2dNet> Conv2dNet::Load(const ModelFile& file, const std::string& prefix, int rows,
+                                  int cols, int classes) {
   Conv2dNet net;
   net.rows_ = rows;
   net.cols_ = cols;
   int channels = 1, r = rows, c = cols;
-  for (int l = 0; file.Has("c" + std::to_string(l) + ".weight"); ++l) {
+  for (int l = 0; file.Has(prefix + "c" + std::to_string(l) + ".weight"); ++l) {
     if (l == kMaxLayers) return file.Fail("more than 16 convolutions");
-    Result<Conv2dLayer> layer = LoadLayer(file, l, channels);
+    Result<Conv2dLayer> layer = LoadLayer(file, prefix, l, channels);
     if (!layer.ok()) return layer.error();
     r = OutputSize(r, *layer);
     c = OutputSize(c, *layer);
     if (r < 1 || c < 1) {
-      return file.Fail("convolution " + std::to_string(l) + " leaves no output of a " +
-                       std::to_string(rows) + " x " + std::to_string(cols) + " input");
+      return file.Fail("convolution " + prefix + "c" + std::to_string(l) +
+                       " leaves no output of a " + std::to_string(rows) + " x " +
+                       std::to_string(cols) + " input");
     }
     channels = layer->out_channels;
     net.layers_.push_back(std::move(layer).value());
   }
-  if (net.layers_.empty()) return file.Fail("tensor 'c0.weight' is missing");
+  if (net.layers_.empty()) return file.Fail("tensor '" + prefix + "c0.weight' is missing");
   const auto out = static_cast<uint32_t>(classes);
-  auto weight = file.Read<float>("out.weight", {out, static_cast<uint32_t>(channels)});
+  auto weight = file.Read<float>(prefix + "out.weight", {out, static_cast<uint32_t>(channels)});
   if (!weight.ok()) return weight.error();
-  auto bias = file.Read<float>("out.bias", {out});
+  auto bias = file.Read<float>(prefix + "out.bias", {out});
   if (!bias.ok()) return bias.error();
   net.out_weight_ = std::move(weight).value();
   net.out_bias_ = std::move(bias).value();

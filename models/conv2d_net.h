@@ -6,11 +6,13 @@
 //
 // Tensors of convolution l (c0, c1, ...): "c{l}.weight" float32 [C_out][C_in][k][k], "c{l}.bias"
 // float32 [C_out], "c{l}.conv" int32 [2] = {stride, padding}; then "out.weight" float32
-// [classes][C_last] and "out.bias" float32 [classes]. Immutable; Run allocates its buffers (it runs
-// once per command, not per frame).
+// [classes][C_last] and "out.bias" float32 [classes]; each name may start with a prefix, so one
+// file can hold several networks. Immutable; Run allocates its buffers (it runs once per command,
+// not per frame).
 #pragma once
 
 #include <span>
+#include <string>
 #include <vector>
 
 #include "config/result.h"
@@ -26,9 +28,10 @@ struct Conv2dLayer {
 
 class Conv2dNet {
  public:
-  // The convolutions and the output layer of `file`, for inputs of rows x cols (every layer must
-  // leave at least one output) and `classes` outputs.
-  static Result<Conv2dNet> Load(const ModelFile& file, int rows, int cols, int classes);
+  // The convolutions and the output layer of `file` whose tensor names start with `prefix`, for
+  // inputs of rows x cols (every layer must leave at least one output) and `classes` outputs.
+  static Result<Conv2dNet> Load(const ModelFile& file, const std::string& prefix, int rows,
+                                int cols, int classes);
 
   // The logits of one input, rows x cols, row-major.
   std::vector<float> Run(std::span<const float> input) const;

@@ -77,7 +77,7 @@ TEST(Conv2dNet, ConvolvesRectifiesAveragesAndMaps) {
   const std::string path = WriteModel("command-cnn", TinyModel(), "tiny.eshm");
   auto file = models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, {});
   ASSERT_TRUE(file.ok()) << file.error().message;
-  auto net = models::Conv2dNet::Load(*file, 2, 3, 2);
+  auto net = models::Conv2dNet::Load(*file, "", 2, 3, 2);
   ASSERT_TRUE(net.ok()) << net.error().message;
   // relu(x + 0.5) of {1, -2, 3, 0, -1, 4}: {1.5, 0, 3.5, 0.5, 0, 4.5}, mean 10 / 6.
   const std::vector<float> logits = net->Run(std::vector<float>{1, -2, 3, 0, -1, 4});
@@ -130,13 +130,47 @@ TEST(CommandModel, BrokenFilesAreClearErrors) {
   auto file = models::ModelFile::Load(WriteModel("command-cnn", deep, "deep.eshm"), "command-cnn",
                                       models::FeatureKind::kLogMel, {});
   ASSERT_TRUE(file.ok());
-  auto net = models::Conv2dNet::Load(*file, 4, 100, 2);
+  auto net = models::Conv2dNet::Load(*file, "", 4, 100, 2);
   ASSERT_FALSE(net.ok());
   EXPECT_NE(net.error().message.find("leaves no output"), std::string::npos);
   // Another kind of model is not a command model.
   auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", {});
   ASSERT_FALSE(wrong_kind.ok());
   EXPECT_NE(wrong_kind.error().message.find("computer.eshm"), std::string::npos);
+}
+
+// TinyModel's network under `prefix`, with other output weights.
+std::vector<Tensor> SecondNetwork(const std::string& prefix) {
+  std::vector<Tensor> net = TinyModel();
+  net.erase(net.begin(), net.begin() + 2);  // words, command_input
+  Replace(net, Float("out.weight", {2, 1}, {-0.5F, 1.5F}));
+  for (Tensor& t : net) t.name = prefix + t.name;
+  return net;
+}
+
+TEST(CommandModel, AnEnsembleAveragesItsNetworksProbabilities) {
+  std::vector<Tensor> second = TinyModel();
+  second.resize(2);
+  for (Tensor& t : SecondNetwork("")) second.push_back(t);
+  std::vector<Tensor> both = TinyModel();
+  for (Tensor& t : SecondNetwork("m1.")) both.push_back(t);
+  auto a = CommandModel::Load(WriteModel("command-cnn", TinyModel(), "a.eshm"), {});
+  auto b = CommandModel::Load(WriteModel("command-cnn", second, "b.eshm"), {});
+  auto ab = CommandModel::Load(WriteModel("command-cnn", both, "ab.eshm"), {});
+  ASSERT_TRUE(a.ok() && b.ok() && ab.ok());
+  std::vector<int16_t> samples(16000);
+  for (size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<int16_t>((i * 7919) % 8000);
+  const std::vector<float> pa = (*a)->LogProbs(samples), pb = (*b)->LogProbs(samples),
+                           pab = (*ab)->LogProbs(samples);
+  ASSERT_EQ(pab.size(), 2u);
+  EXPECT_GT(std::abs(pa[0] - pb[0]), 0.1F);  // the networks disagree
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_NEAR(std::exp(pab[i]), (std::exp(pa[i]) + std::exp(pb[i])) / 2, 1e-6) << i;
+  }
+  // A broken second network is an error naming its tensor.
+  Replace(both, Float("m1.out.weight", {3, 1}, {0.0F, 0.0F, 0.0F}));
+  const std::string error = LoadError(both, "broken_member.eshm");
+  EXPECT_NE(error.find("m1.out.weight"), std::string::npos) << error;
 }
 
 TEST(CommandFusion, TheDecodersWordGetsABonus) {

@@ -11,6 +11,10 @@ namespace earshot::stt {
 namespace {
 
 constexpr size_t kMaxWords = 256;
+constexpr int kMaxMembers = 8;
+
+// Member m's tensor names start with this: none for the first, "m1.", "m2.", ... after it.
+std::string MemberPrefix(int m) { return m == 0 ? "" : "m" + std::to_string(m) + "."; }
 
 Result<std::vector<std::string>> ReadWords(const models::ModelFile& file) {
   Result<std::vector<uint32_t>> dims = file.Dims("words");
@@ -85,11 +89,17 @@ Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
         "command_input {frames, range_db, step_db} out of range (10..1000, "
         "1..200, 1..100)");
   }
-  Result<models::Conv2dNet> net = models::Conv2dNet::Load(*file, file->features().mel_bands, frames,
-                                                          static_cast<int>(words->size()));
-  if (!net.ok()) return net.error();
+  std::vector<models::Conv2dNet> members;
+  for (int m = 0; m == 0 || file->Has(MemberPrefix(m) + "c0.weight"); ++m) {
+    if (m == kMaxMembers) return file->Fail("more than 8 networks");
+    Result<models::Conv2dNet> net =
+        models::Conv2dNet::Load(*file, MemberPrefix(m), file->features().mel_bands, frames,
+                                static_cast<int>(words->size()));
+    if (!net.ok()) return net.error();
+    members.push_back(std::move(net).value());
+  }
   return std::shared_ptr<const CommandModel>(new CommandModel(
-      std::move(net).value(), std::move(words).value(), front_end, frames, range_db, step_db));
+      std::move(members), std::move(words).value(), front_end, frames, range_db, step_db));
 }
 
 std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
@@ -118,14 +128,20 @@ std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
 std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) const {
   const size_t length =
       static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
-  const std::vector<int16_t> window = CommandWindow(samples, length);
-  std::vector<float> logits = net_.Run(Inputs(window));
-  const float top = *std::max_element(logits.begin(), logits.end());
-  double sum = 0;
-  for (const float z : logits) sum += std::exp(static_cast<double>(z - top));
-  const auto log_sum = static_cast<float>(std::log(sum));
-  for (float& z : logits) z = z - top - log_sum;
-  return logits;
+  const std::vector<float> inputs = Inputs(CommandWindow(samples, length));
+  std::vector<double> mean(words_.size(), 0.0);  // the members' mean probability per word
+  for (const models::Conv2dNet& net : members_) {
+    const std::vector<float> logits = net.Run(inputs);
+    const double top = *std::max_element(logits.begin(), logits.end());
+    double sum = 0;
+    for (const float z : logits) sum += std::exp(z - top);
+    for (size_t i = 0; i < logits.size(); ++i) mean[i] += std::exp(logits[i] - top) / sum;
+  }
+  std::vector<float> log_probs(words_.size());
+  for (size_t i = 0; i < mean.size(); ++i) {
+    log_probs[i] = static_cast<float>(std::log(mean[i] / static_cast<double>(members_.size())));
+  }
+  return log_probs;
 }
 
 }  // namespace earshot::stt

@@ -5,10 +5,12 @@
 // The input, as train_commands.py specifies it: the one-second window of the command's audio that
 // CommandWindow picks, through the device's front end (log-mel, dB Q8), then in float: floored at
 // the window's loudest value minus range_db, minus each band's mean over the window, over step_db;
-// a Conv2dNet (models/conv2d_net.h) over bands x frames; log-softmax over the words.
+// an ensemble of Conv2dNets (models/conv2d_net.h) over bands x frames, each with a softmax over the
+// words; the log of their mean probability.
 //
-// Tensors besides the network's: "words" int8 [n] (the words, '|'-separated, one per output),
-// "command_input" int32 [3] = {frames, range_db, step_db}. Immutable and shared.
+// Tensors besides the networks': "words" int8 [n] (the words, '|'-separated, one per output),
+// "command_input" int32 [3] = {frames, range_db, step_db}. The first network's names have no
+// prefix, the others' "m1.", "m2.", ... (at most 8 networks). Immutable and shared.
 #pragma once
 
 #include <cstdint>
@@ -38,9 +40,9 @@ class CommandModel {
   std::vector<float> LogProbs(std::span<const int16_t> samples) const;
 
  private:
-  CommandModel(models::Conv2dNet net, std::vector<std::string> words,
+  CommandModel(std::vector<models::Conv2dNet> members, std::vector<std::string> words,
                const features::FrontEndConfig& front_end, int frames, int range_db, int step_db)
-      : net_(std::move(net)),
+      : members_(std::move(members)),
         words_(std::move(words)),
         front_end_(front_end),
         frames_(frames),
@@ -48,7 +50,7 @@ class CommandModel {
         step_db_(step_db) {}
   std::vector<float> Inputs(std::span<const int16_t> window) const;  // bands x frames
 
-  models::Conv2dNet net_;
+  std::vector<models::Conv2dNet> members_;
   std::vector<std::string> words_;
   features::FrontEndConfig front_end_;
   int frames_, range_db_, step_db_;

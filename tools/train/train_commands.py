@@ -5,7 +5,8 @@ joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
-           [--synth cache|DIR|none] [--folds 5 --ps-hyps HYP.tsv] [--vectors FILE]
+           [--synth cache|DIR|none] [--members 3] [--folds 5 --ps-hyps HYP.tsv]
+           [--vectors FILE]
        tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
 
 Input (command_model.h implements it): the one-second window of the command's audio that
@@ -14,15 +15,17 @@ log-mel, dB Q8), then, in dB: floored at the window's loudest value minus 60, mi
 over the window, divided by 10.
 Network: four convolutions over bands x frames (5x5 stride 2, 3x3 stride 2, 3x3 stride 2, 3x3; 16,
 32, 64, 64 channels; batch norm folded into them when exported; ReLU), the mean over bands and
-frames, one linear layer. Float32 weights: it runs once per command (about 5 M multiply-adds).
+frames, one linear layer. Float32 weights: it runs once per command (about 5 M multiply-adds per
+network). An ensemble of --members such networks, each trained with its own seed; its
+log-probabilities are those of the members' mean probability.
 Classes: every word of kws/train (35); the file keeps the rows of the command words only, and the
 log-probabilities are over those.
 Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
 with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
 --synth-copies copies, a third of each batch. Seeded: the same data give the same model.
---folds K cross-validates by speaker on kws/train first (K models; the command clips of each fold
-scored by the model that did not see its speakers): the classifier's accuracy, and with --ps-hyps
+--folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
+fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with --ps-hyps
 (`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's NAME.hyp.tsv) the
 accuracy of the fusion for each bonus (command_fusion.h).
 --vectors-of writes the test vectors of an exported model, without training (after a new sample).
@@ -182,10 +185,19 @@ def train(real, labels, synth, synth_labels, classes, steps, seed):
     return net.eval()
 
 
-def log_probs(net, logmel_q8):
-    """Log-probabilities over the command words (the rows the file keeps) of (n, FRAMES, 40)."""
+def train_members(real, labels, synth, synth_labels, classes, args, seed):
+    """The ensemble: --members networks, member m seeded with seed + 1000 m."""
+    return [train(real, labels, synth, synth_labels, classes, args.steps, seed + 1000 * m)
+            for m in range(args.members)]
+
+
+def log_probs(nets, logmel_q8):
+    """Log-probabilities over the command words (the rows the file keeps) of (n, FRAMES, 40): the
+    log of the members' mean probability."""
+    x = normalise(logmel_q8)
     with torch.no_grad():
-        return torch.log_softmax(net(normalise(logmel_q8))[:, :len(COMMANDS)], dim=1).numpy()
+        each = torch.stack([torch.log_softmax(net(x)[:, :len(COMMANDS)], dim=1) for net in nets])
+        return (torch.logsumexp(each, dim=0) - np.log(len(nets))).numpy()
 
 
 def fused(lp, hyps, bonus):
@@ -208,10 +220,10 @@ def cross_validate(args, real, paths, words, classes_of, synth, synth_labels, lo
     is_cmd = np.array([w in COMMANDS for w in words])
     lp = np.zeros((len(words), len(COMMANDS)))
     for k in range(args.folds):
-        net = train(real[fold != k], classes_of[fold != k], synth, synth_labels,
-                    int(classes_of.max()) + 1, args.steps, SEED + k)
+        nets = train_members(real[fold != k], classes_of[fold != k], synth, synth_labels,
+                             int(classes_of.max()) + 1, args, SEED + k)
         held = np.flatnonzero((fold == k) & is_cmd)
-        lp[held] = log_probs(net, real[held, 0])
+        lp[held] = log_probs(nets, real[held, 0])
     cmd = np.flatnonzero(is_cmd)
     right = sum(COMMANDS[int(lp[i].argmax())] == words[i] for i in cmd)
     log(f"cross-validation ({args.folds} speaker folds): classifier alone {right}/{len(cmd)} "
@@ -230,43 +242,54 @@ def cross_validate(args, real, paths, words, classes_of, synth, synth_labels, lo
             log(f"  fused, bonus {bonus:g}: {right}/{len(cmd)} ({100 * right / len(cmd):.1f}%)")
 
 
-def export(path, net, log):
-    """The file command_model.cc reads: batch norm folded into the convolutions, the command rows."""
+def member_prefix(m):
+    """Member m's tensor names start with this (command_model.h): none for the first."""
+    return f"m{m}." if m else ""
+
+
+def export(path, nets, log):
+    """The file command_model.cc reads: per member, batch norm folded into the convolutions and the
+    command rows of the output layer."""
     items = [("words", np.frombuffer("|".join(COMMANDS).encode(), np.int8)),
              ("command_input", np.array([FRAMES, RANGE_DB, STEP_DB], np.int32))]
-    mods = list(net.convs)
-    for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
-        scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
-        w = conv.weight.detach() * scale[:, None, None, None]
-        b = bn.bias.detach() - bn.running_mean * scale
-        items += [(f"c{layer}.weight", w.numpy().astype(np.float32)),
-                  (f"c{layer}.bias", b.numpy().astype(np.float32)),
-                  (f"c{layer}.conv", np.array([conv.stride[0], conv.padding[0]], np.int32))]
-    items += [("out.weight", net.out.weight.detach()[:len(COMMANDS)].numpy().astype(np.float32)),
-              ("out.bias", net.out.bias.detach()[:len(COMMANDS)].numpy().astype(np.float32))]
+    for m, net in enumerate(nets):
+        pre, mods = member_prefix(m), list(net.convs)
+        for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
+            scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
+            w = conv.weight.detach() * scale[:, None, None, None]
+            b = bn.bias.detach() - bn.running_mean * scale
+            items += [(f"{pre}c{layer}.weight", w.numpy().astype(np.float32)),
+                      (f"{pre}c{layer}.bias", b.numpy().astype(np.float32)),
+                      (f"{pre}c{layer}.conv", np.array([conv.stride[0], conv.padding[0]], np.int32))]
+        out = net.out
+        items += [(f"{pre}out.weight", out.weight.detach()[:len(COMMANDS)].numpy().astype(np.float32)),
+                  (f"{pre}out.bias", out.bias.detach()[:len(COMMANDS)].numpy().astype(np.float32))]
     vad_export.write_tensors(path, "command-cnn", items)
-    log(f"wrote {path} ({os.path.getsize(path)} bytes)")
+    log(f"wrote {path} ({len(nets)} members, {os.path.getsize(path)} bytes)")
 
 
 def import_model(path):
-    """The network of an exported file (export's inverse): its folded convolutions with batch
+    """The members of an exported file (export's inverse): their folded convolutions with batch
     norm that does nothing, in eval mode. Only the command rows of the output layer are there."""
     t = vad_export.read_tensors(path)
-    net = Net(len(COMMANDS))
-    mods = list(net.convs)
-    with torch.no_grad():
-        for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
-            conv.weight.copy_(torch.tensor(t[f"c{layer}.weight"]))
-            bn.running_mean.zero_()
-            bn.running_var.fill_(1 - bn.eps)
-            bn.weight.fill_(1)
-            bn.bias.copy_(torch.tensor(t[f"c{layer}.bias"]))
-        net.out.weight.copy_(torch.tensor(t["out.weight"]))
-        net.out.bias.copy_(torch.tensor(t["out.bias"]))
-    return net.eval()
+    nets = []
+    while f"{member_prefix(len(nets))}c0.weight" in t:
+        pre, net = member_prefix(len(nets)), Net(len(COMMANDS))
+        mods = list(net.convs)
+        with torch.no_grad():
+            for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
+                conv.weight.copy_(torch.tensor(t[f"{pre}c{layer}.weight"]))
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1 - bn.eps)
+                bn.weight.fill_(1)
+                bn.bias.copy_(torch.tensor(t[f"{pre}c{layer}.bias"]))
+            net.out.weight.copy_(torch.tensor(t[f"{pre}out.weight"]))
+            net.out.bias.copy_(torch.tensor(t[f"{pre}out.bias"]))
+        nets.append(net.eval())
+    return nets
 
 
-def write_vectors(path, earshot, net, sample):
+def write_vectors(path, earshot, nets, sample):
     """Test vectors for tests/command_model_test.cc: log-probabilities of windows of the bundled
     sample (the whole recording, longer than a second, and its first 0.8 s, shorter)."""
     x = audio_io.read_audio(sample).astype(np.float64)
@@ -274,7 +297,7 @@ def write_vectors(path, earshot, net, sample):
         f.write("# earshot command model test vectors (tools/train/train_commands.py): "
                 "first_sample sample_count | log-probabilities of the command words\n")
         for start, count in ((0, len(x)), (0, 12800)):
-            lp = log_probs(net, audio_io.logmel(earshot, command_window(x[start:start + count]))[None])
+            lp = log_probs(nets, audio_io.logmel(earshot, command_window(x[start:start + count]))[None])
             f.write(f"{start} {count} | " + " ".join(f"{v:.6f}" for v in lp[0]) + "\n")
 
 
@@ -298,7 +321,8 @@ def main():
                         "for command_synth; 'none': without)")
     p.add_argument("--synth-per-word", type=int, default=600)
     p.add_argument("--synth-copies", type=int, default=6)
-    p.add_argument("--steps", type=int, default=2000, help="batches of 64 per model")
+    p.add_argument("--steps", type=int, default=2000, help="batches of 64 per network")
+    p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
     args = p.parse_args()
@@ -329,17 +353,17 @@ def main():
         synth = features(args, synth_paths, args.synth_copies, SEED + 10 ** 6, log, "synthetic")
     if args.folds:
         cross_validate(args, real, paths, words, classes_of, synth, synth_labels, log)
-    net = train(real, classes_of, synth, synth_labels, len(vocab), args.steps, SEED)
-    export(args.out, net, log)
+    nets = train_members(real, classes_of, synth, synth_labels, len(vocab), args, SEED)
+    export(args.out, nets, log)
     dev = augment.list_audio(args.data, "kws/dev")
     dev = [q for q in dev if os.path.basename(os.path.dirname(q)) in COMMANDS]
     if dev:
-        lp = log_probs(net, features(args, dev, 0, SEED, log, "kws/dev commands")[:, 0])
+        lp = log_probs(nets, features(args, dev, 0, SEED, log, "kws/dev commands")[:, 0])
         right = sum(COMMANDS[int(r.argmax())] == os.path.basename(os.path.dirname(q))
                     for r, q in zip(lp, dev))
         log(f"kws/dev command clips, classifier alone: {right}/{len(dev)}")
     if args.vectors:
-        write_vectors(args.vectors, args.earshot, net, sample)
+        write_vectors(args.vectors, args.earshot, nets, sample)
 
 
 if __name__ == "__main__":
