@@ -14,9 +14,14 @@ int OutputSize(int n, const Conv2dLayer& l) {
   return span < 0 ? 0 : span / l.stride + 1;
 }
 
+// Convolution l's name, its tensors' names up to the dot: "c0", "m1.c0", ...
+std::string LayerName(const std::string& net_prefix, int l) {
+  return net_prefix + "c" + std::to_string(l);
+}
+
 Result<Conv2dLayer> LoadLayer(const ModelFile& file, const std::string& net_prefix, int l,
                               int in_channels) {
-  const std::string name = net_prefix + "c" + std::to_string(l), prefix = name + ".";
+  const std::string name = LayerName(net_prefix, l), prefix = name + ".";
   Result<std::vector<uint32_t>> dims = file.Dims(prefix + "weight");
   if (!dims.ok()) return dims.error();
   if (dims->size() != 4 || (*dims)[2] != (*dims)[3]) {
@@ -93,21 +98,22 @@ Result<Conv2dNet> Conv2dNet::Load(const ModelFile& file, const std::string& pref
   net.rows_ = rows;
   net.cols_ = cols;
   int channels = 1, r = rows, c = cols;
-  for (int l = 0; file.Has(prefix + "c" + std::to_string(l) + ".weight"); ++l) {
+  for (int l = 0; file.Has(LayerName(prefix, l) + ".weight"); ++l) {
     if (l == kMaxLayers) return file.Fail("more than 16 convolutions");
     Result<Conv2dLayer> layer = LoadLayer(file, prefix, l, channels);
     if (!layer.ok()) return layer.error();
     r = OutputSize(r, *layer);
     c = OutputSize(c, *layer);
     if (r < 1 || c < 1) {
-      return file.Fail("convolution " + prefix + "c" + std::to_string(l) +
-                       " leaves no output of a " + std::to_string(rows) + " x " +
-                       std::to_string(cols) + " input");
+      return file.Fail("convolution " + LayerName(prefix, l) + " leaves no output of a " +
+                       std::to_string(rows) + " x " + std::to_string(cols) + " input");
     }
     channels = layer->out_channels;
     net.layers_.push_back(std::move(layer).value());
   }
-  if (net.layers_.empty()) return file.Fail("tensor '" + prefix + "c0.weight' is missing");
+  if (net.layers_.empty()) {
+    return file.Fail("tensor '" + LayerName(prefix, 0) + ".weight' is missing");
+  }
   const auto out = static_cast<uint32_t>(classes);
   auto weight = file.Read<float>(prefix + "out.weight", {out, static_cast<uint32_t>(channels)});
   if (!weight.ok()) return weight.error();
