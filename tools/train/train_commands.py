@@ -25,9 +25,9 @@ with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
 --synth-copies copies, a third of each batch. Seeded: the same data give the same model.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
-fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with --ps-hyps
-(`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's NAME.hyp.tsv) the
-accuracy of the fusion for each bonus (command_fusion.h).
+fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
+--ps-hyps (`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's
+NAME.hyp.tsv) the accuracy of the fusion for each bonus (command_fusion.h).
 --vectors-of writes the test vectors of an exported model, without training (after a new sample).
 """
 import argparse
@@ -258,12 +258,13 @@ def export(path, nets, log):
             scale = (bn.weight / torch.sqrt(bn.running_var + bn.eps)).detach()
             w = conv.weight.detach() * scale[:, None, None, None]
             b = bn.bias.detach() - bn.running_mean * scale
+            conv_params = np.array([conv.stride[0], conv.padding[0]], np.int32)
             items += [(f"{pre}c{layer}.weight", w.numpy().astype(np.float32)),
                       (f"{pre}c{layer}.bias", b.numpy().astype(np.float32)),
-                      (f"{pre}c{layer}.conv", np.array([conv.stride[0], conv.padding[0]], np.int32))]
-        out = net.out
-        items += [(f"{pre}out.weight", out.weight.detach()[:len(COMMANDS)].numpy().astype(np.float32)),
-                  (f"{pre}out.bias", out.bias.detach()[:len(COMMANDS)].numpy().astype(np.float32))]
+                      (f"{pre}c{layer}.conv", conv_params)]
+        rows = len(COMMANDS)
+        items += [(f"{pre}out.weight", net.out.weight.detach()[:rows].numpy().astype(np.float32)),
+                  (f"{pre}out.bias", net.out.bias.detach()[:rows].numpy().astype(np.float32))]
     vad_export.write_tensors(path, "command-cnn", items)
     log(f"wrote {path} ({len(nets)} members, {os.path.getsize(path)} bytes)")
 
