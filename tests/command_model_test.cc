@@ -167,6 +167,17 @@ TEST(CommandModel, AnEnsembleAveragesItsNetworksProbabilities) {
   for (size_t i = 0; i < 2; ++i) {
     EXPECT_NEAR(std::exp(pab[i]), (std::exp(pa[i]) + std::exp(pb[i])) / 2, 1e-6) << i;
   }
+  // Eight networks load; a ninth is refused.
+  std::vector<Tensor> many = both;
+  for (int m = 2; m <= 8; ++m) {
+    for (Tensor& t : SecondNetwork("m" + std::to_string(m) + ".")) many.push_back(t);
+    const std::string error = LoadError(many, "many.eshm");  // networks 0..m
+    if (m < 8) {
+      EXPECT_EQ(error, "") << m;
+    } else {
+      EXPECT_NE(error.find("many.eshm: more than 8 networks"), std::string::npos) << error;
+    }
+  }
   // A broken second network is an error naming its tensor.
   Replace(both, Float("m1.out.weight", {3, 1}, {0.0F, 0.0F, 0.0F}));
   const std::string error = LoadError(both, "broken_member.eshm");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "features/front_end.h"
 #include "models/model_file.h"
@@ -133,9 +134,10 @@ std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) cons
   for (const models::Conv2dNet& net : members_) {
     const std::vector<float> logits = net.Run(inputs);
     const double top = *std::max_element(logits.begin(), logits.end());
-    double sum = 0;
-    for (const float z : logits) sum += std::exp(z - top);
-    for (size_t i = 0; i < logits.size(); ++i) mean[i] += std::exp(logits[i] - top) / sum;
+    std::vector<double> odds(logits.size());  // e^(z - top), the softmax before normalising
+    for (size_t i = 0; i < logits.size(); ++i) odds[i] = std::exp(logits[i] - top);
+    const double sum = std::accumulate(odds.begin(), odds.end(), 0.0);
+    for (size_t i = 0; i < odds.size(); ++i) mean[i] += odds[i] / sum;
   }
   std::vector<float> log_probs(words_.size());
   for (size_t i = 0; i < mean.size(); ++i) {
