@@ -19,6 +19,19 @@ std::string LayerName(const std::string& net_prefix, int l) {
   return net_prefix + "c" + std::to_string(l);
 }
 
+// Weights [out][taps] -> [out / kConvChannelBlock, rounded up][taps][kConvChannelBlock].
+std::vector<float> Pack(const std::vector<float>& weight, int out, int taps) {
+  const int blocks = (out + kConvChannelBlock - 1) / kConvChannelBlock;
+  std::vector<float> packed(static_cast<size_t>(blocks) * taps * kConvChannelBlock, 0.0F);
+  for (int o = 0; o < out; ++o) {
+    for (int q = 0; q < taps; ++q) {
+      packed[(static_cast<size_t>(o / kConvChannelBlock) * taps + q) * kConvChannelBlock +
+             o % kConvChannelBlock] = weight[static_cast<size_t>(o) * taps + q];
+    }
+  }
+  return packed;
+}
+
 Result<Conv2dLayer> LoadLayer(const ModelFile& file, const std::string& net_prefix, int l,
                               int in_channels) {
   const std::string name = LayerName(net_prefix, l), prefix = name + ".";
@@ -55,38 +68,67 @@ Result<Conv2dLayer> LoadLayer(const ModelFile& file, const std::string& net_pref
   if (!weight.ok()) return weight.error();
   auto bias = file.Read<float>(prefix + "bias", {static_cast<uint32_t>(layer.out_channels)});
   if (!bias.ok()) return bias.error();
-  layer.weight = std::move(weight).value();
+  layer.weight = Pack(*weight, layer.out_channels, layer.in_channels * layer.kernel * layer.kernel);
   layer.bias = std::move(bias).value();
   return layer;
 }
 
-// One convolution and its ReLU: in [C_in][rows][cols] -> out [C_out][out_rows][out_cols].
-void Convolve(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols,
-              std::vector<float>& out, int out_rows, int out_cols) {
+constexpr int kPositionBlock = 8;  // the output positions computed together
+
+// The input windows of one convolution, unfolded: row q = (c, i, j) of the kernel, column p = the
+// output position (y, x), `stride` columns per row (a whole number of position blocks); zero where
+// a window reaches outside the input or past the last position.
+void Unfold(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols, int out_rows,
+            int out_cols, int stride, std::vector<float>& patches) {
   const int k = l.kernel;
-  out.assign(static_cast<size_t>(l.out_channels) * out_rows * out_cols, 0.0F);
-  for (int o = 0; o < l.out_channels; ++o) {
-    float* plane = &out[static_cast<size_t>(o) * out_rows * out_cols];
-    for (int c = 0; c < l.in_channels; ++c) {
-      const float* w = &l.weight[(static_cast<size_t>(o) * l.in_channels + c) * k * k];
-      const float* src = &in[static_cast<size_t>(c) * rows * cols];
-      for (int y = 0; y < out_rows; ++y) {
-        const int top = y * l.stride - l.padding;  // the window's first row, maybe outside
-        const int i0 = std::max(0, -top), i1 = std::min(k, rows - top);
-        for (int x = 0; x < out_cols; ++x) {
-          const int left = x * l.stride - l.padding;
-          const int j0 = std::max(0, -left), j1 = std::min(k, cols - left);
-          float sum = 0;
-          for (int i = i0; i < i1; ++i) {
-            const float* wi = &w[i * k + j0];
-            const float* si = &src[(top + i) * cols + left + j0];
-            for (int j = 0; j < j1 - j0; ++j) sum += wi[j] * si[j];
+  patches.assign(static_cast<size_t>(l.in_channels) * k * k * stride, 0.0F);
+  float* row = patches.data();
+  for (int c = 0; c < l.in_channels; ++c) {
+    for (int i = 0; i < k; ++i) {
+      for (int j = 0; j < k; ++j, row += stride) {
+        for (int y = 0; y < out_rows; ++y) {
+          const int r = y * l.stride - l.padding + i;
+          if (r < 0 || r >= rows) continue;
+          const float* src = &in[(static_cast<size_t>(c) * rows + r) * cols];
+          for (int x = 0; x < out_cols; ++x) {
+            const int s = x * l.stride - l.padding + j;
+            if (s >= 0 && s < cols) row[y * out_cols + x] = src[s];
           }
-          plane[y * out_cols + x] += sum;
         }
       }
     }
-    for (int i = 0; i < out_rows * out_cols; ++i) plane[i] = std::max(0.0F, plane[i] + l.bias[o]);
+  }
+}
+
+// One convolution and its ReLU: in [C_in][rows][cols] -> out [C_out][out_rows][out_cols]. Each
+// block of kConvChannelBlock channels x kPositionBlock positions is summed in registers over the
+// kernel's taps, every loop of fixed length, so that the compiler vectorises it.
+void Convolve(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols,
+              std::vector<float>& patches, std::vector<float>& out, int out_rows, int out_cols) {
+  const int n = out_rows * out_cols, taps = l.in_channels * l.kernel * l.kernel;
+  const int stride = (n + kPositionBlock - 1) / kPositionBlock * kPositionBlock;
+  Unfold(l, in, rows, cols, out_rows, out_cols, stride, patches);
+  out.resize(static_cast<size_t>(l.out_channels) * n);  // every value is written below
+  for (int o0 = 0; o0 < l.out_channels; o0 += kConvChannelBlock) {
+    const float* w = &l.weight[static_cast<size_t>(o0) * taps];
+    for (int p0 = 0; p0 < n; p0 += kPositionBlock) {
+      float acc[kConvChannelBlock][kPositionBlock] = {};
+      for (int q = 0; q < taps; ++q) {
+        const float* row = &patches[static_cast<size_t>(q) * stride + p0];
+        const float* wq = &w[static_cast<size_t>(q) * kConvChannelBlock];
+#pragma GCC unroll 4  // whole, so that acc stays in registers
+        for (int o = 0; o < kConvChannelBlock; ++o) {
+#pragma GCC unroll 8
+          for (int p = 0; p < kPositionBlock; ++p) acc[o][p] += wq[o] * row[p];
+        }
+      }
+      for (int o = 0; o < std::min(kConvChannelBlock, l.out_channels - o0); ++o) {
+        float* plane = &out[static_cast<size_t>(o0 + o) * n];
+        for (int p = 0; p < std::min(kPositionBlock, n - p0); ++p) {
+          plane[p0 + p] = std::max(0.0F, acc[o][p] + l.bias[o0 + o]);
+        }
+      }
+    }
   }
 }
 
@@ -125,11 +167,11 @@ Result<Conv2dNet> Conv2dNet::Load(const ModelFile& file, const std::string& pref
 }
 
 std::vector<float> Conv2dNet::Run(std::span<const float> input) const {
-  std::vector<float> a(input.begin(), input.end()), b;
+  std::vector<float> a(input.begin(), input.end()), b, patches;
   int rows = rows_, cols = cols_;
   for (const Conv2dLayer& l : layers_) {
     const int out_rows = OutputSize(rows, l), out_cols = OutputSize(cols, l);
-    Convolve(l, a, rows, cols, b, out_rows, out_cols);
+    Convolve(l, a, rows, cols, patches, b, out_rows, out_cols);
     std::swap(a, b);
     rows = out_rows;
     cols = out_cols;

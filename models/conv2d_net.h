@@ -20,10 +20,15 @@
 
 namespace earshot::models {
 
+// The output channels a convolution computes together (Conv2dLayer::weight's blocks).
+inline constexpr int kConvChannelBlock = 4;
+
 struct Conv2dLayer {
   int in_channels = 0, out_channels = 0, kernel = 0, stride = 1, padding = 0;
-  std::vector<float> weight;  // [out][in][kernel][kernel]
-  std::vector<float> bias;    // [out]
+  // Packed at load for the inner loop: [out / kConvChannelBlock, rounded up][in][kernel][kernel]
+  // [kConvChannelBlock], zeros for the channels past `out_channels`.
+  std::vector<float> weight;
+  std::vector<float> bias;  // [out]
 };
 
 class Conv2dNet {

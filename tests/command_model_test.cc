@@ -86,6 +86,75 @@ TEST(Conv2dNet, ConvolvesRectifiesAveragesAndMaps) {
   EXPECT_NEAR(logits[1], 1.0 - 10.0 / 6, 1e-6);
 }
 
+// Convolution by its definition (PyTorch's Conv2d, then ReLU): in [c_in][rows][cols], w
+// [c_out][c_in][k][k].
+std::vector<float> ReferenceConv(const std::vector<float>& in, int c_in, int rows, int cols,
+                                 const std::vector<float>& w, const std::vector<float>& bias, int k,
+                                 int stride, int pad, int& out_rows, int& out_cols) {
+  out_rows = (rows + 2 * pad - k) / stride + 1;
+  out_cols = (cols + 2 * pad - k) / stride + 1;
+  const int c_out = static_cast<int>(bias.size());
+  std::vector<float> out(static_cast<size_t>(c_out * out_rows * out_cols));
+  for (int o = 0; o < c_out; ++o) {
+    for (int y = 0; y < out_rows; ++y) {
+      for (int x = 0; x < out_cols; ++x) {
+        double sum = bias[o];
+        for (int c = 0; c < c_in; ++c) {
+          for (int i = 0; i < k; ++i) {
+            for (int j = 0; j < k; ++j) {
+              const int r = y * stride - pad + i, s = x * stride - pad + j;
+              if (r < 0 || r >= rows || s < 0 || s >= cols) continue;
+              sum += w[((o * c_in + c) * k + i) * k + j] * in[(c * rows + r) * cols + s];
+            }
+          }
+        }
+        out[(o * out_rows + y) * out_cols + x] = std::max(0.0F, static_cast<float>(sum));
+      }
+    }
+  }
+  return out;
+}
+
+// Sizes that fill no block of the inner loop whole (5 and 3 channels, 20 and 20 positions).
+TEST(Conv2dNet, MatchesConvolutionByItsDefinition) {
+  auto values = [](size_t n, float scale) {
+    std::vector<float> v(n);
+    for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 7919 % 23)) - scale * 11;
+    return v;
+  };
+  const std::vector<float> w0 = values(5 * 9, 0.1F), b0 = values(5, 0.05F);
+  const std::vector<float> w1 = values(3 * 5 * 25, 0.02F), b1 = values(3, 0.01F);
+  const std::vector<float> w_out = values(2 * 3, 0.3F), b_out = {0.25F, -0.5F};
+  const std::string path = WriteModel(
+      "command-cnn",
+      {Words("yes|no"), Int32("command_input", {100, 60, 10}), Float("c0.weight", {5, 1, 3, 3}, w0),
+       Float("c0.bias", {5}, b0), Int32("c0.conv", {2, 1}), Float("c1.weight", {3, 5, 5, 5}, w1),
+       Float("c1.bias", {3}, b1), Int32("c1.conv", {1, 2}), Float("out.weight", {2, 3}, w_out),
+       Float("out.bias", {2}, b_out)},
+      "odd.eshm");
+  auto file = models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, {});
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  auto net = models::Conv2dNet::Load(*file, "", 7, 9, 2);
+  ASSERT_TRUE(net.ok()) << net.error().message;
+  const std::vector<float> input = values(7 * 9, 0.5F);
+  int r0 = 0, c0 = 0, r1 = 0, c1 = 0;
+  const std::vector<float> a = ReferenceConv(input, 1, 7, 9, w0, b0, 3, 2, 1, r0, c0);
+  const std::vector<float> b = ReferenceConv(a, 5, r0, c0, w1, b1, 5, 1, 2, r1, c1);
+  ASSERT_EQ(r1 * c1, 20);
+  std::vector<float> want(b_out);
+  for (size_t k = 0; k < want.size(); ++k) {
+    for (int o = 0; o < 3; ++o) {
+      double mean = 0;
+      for (int p = 0; p < r1 * c1; ++p) mean += b[static_cast<size_t>(o * r1 * c1 + p)];
+      want[k] += w_out[k * 3 + static_cast<size_t>(o)] * static_cast<float>(mean / (r1 * c1));
+    }
+  }
+  const std::vector<float> got = net->Run(input);
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_GT(std::abs(want[0] - want[1]), 0.1F);  // the outputs say something
+  for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(got[k], want[k], 1e-5) << k;
+}
+
 std::string LoadError(std::vector<Tensor> tensors, const std::string& file) {
   auto model = CommandModel::Load(WriteModel("command-cnn", tensors, file), {});
   return model.ok() ? "" : model.error().message;
