@@ -5,7 +5,7 @@ joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
-           [--synth cache|DIR|none] [--members 3] [--folds 5 --ps-hyps HYP.tsv]
+           [--synth cache|DIR|none] [--members 5] [--steps 4000] [--folds 5 --ps-hyps HYP.tsv]
            [--vectors FILE]
        tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
 
@@ -322,8 +322,8 @@ def main():
                         "for command_synth; 'none': without)")
     p.add_argument("--synth-per-word", type=int, default=600)
     p.add_argument("--synth-copies", type=int, default=6)
-    p.add_argument("--steps", type=int, default=2000, help="batches of 64 per network")
-    p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
+    p.add_argument("--steps", type=int, default=4000, help="batches of 64 per network")
+    p.add_argument("--members", type=int, default=5, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
     args = p.parse_args()
