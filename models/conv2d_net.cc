@@ -7,6 +7,11 @@ namespace earshot::models {
 namespace {
 
 constexpr int kMaxLayers = 16, kMaxChannels = 1024, kMaxKernel = 15, kMaxStride = 8;
+constexpr size_t kMaxUnfolded = size_t{1} << 22;  // floats of one convolution's unfolded input
+constexpr int kPositionBlock = 8;                 // the output positions computed together
+
+// Columns of an unfolded row (see Unfold) for n output positions: whole position blocks.
+int RowLength(int n) { return (n + kPositionBlock - 1) / kPositionBlock * kPositionBlock; }
 
 // PyTorch's output size of a convolution: floor((n + 2 padding - kernel) / stride) + 1.
 int OutputSize(int n, const Conv2dLayer& l) {
@@ -73,19 +78,17 @@ Result<Conv2dLayer> LoadLayer(const ModelFile& file, const std::string& net_pref
   return layer;
 }
 
-constexpr int kPositionBlock = 8;  // the output positions computed together
-
 // The input windows of one convolution, unfolded: row q = (c, i, j) of the kernel, column p = the
-// output position (y, x), `stride` columns per row (a whole number of position blocks); zero where
-// a window reaches outside the input or past the last position.
+// output position (y, x), `row_length` columns per row (a whole number of position blocks); zero
+// where a window reaches outside the input or past the last position.
 void Unfold(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols, int out_rows,
-            int out_cols, int stride, std::vector<float>& patches) {
+            int out_cols, int row_length, std::vector<float>& patches) {
   const int k = l.kernel;
-  patches.assign(static_cast<size_t>(l.in_channels) * k * k * stride, 0.0F);
+  patches.assign(static_cast<size_t>(l.in_channels) * k * k * row_length, 0.0F);
   float* row = patches.data();
   for (int c = 0; c < l.in_channels; ++c) {
     for (int i = 0; i < k; ++i) {
-      for (int j = 0; j < k; ++j, row += stride) {
+      for (int j = 0; j < k; ++j, row += row_length) {
         for (int y = 0; y < out_rows; ++y) {
           const int r = y * l.stride - l.padding + i;
           if (r < 0 || r >= rows) continue;
@@ -106,15 +109,15 @@ void Unfold(const Conv2dLayer& l, const std::vector<float>& in, int rows, int co
 void Convolve(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols,
               std::vector<float>& patches, std::vector<float>& out, int out_rows, int out_cols) {
   const int n = out_rows * out_cols, taps = l.in_channels * l.kernel * l.kernel;
-  const int stride = (n + kPositionBlock - 1) / kPositionBlock * kPositionBlock;
-  Unfold(l, in, rows, cols, out_rows, out_cols, stride, patches);
+  const int row_length = RowLength(n);
+  Unfold(l, in, rows, cols, out_rows, out_cols, row_length, patches);
   out.resize(static_cast<size_t>(l.out_channels) * n);  // every value is written below
   for (int o0 = 0; o0 < l.out_channels; o0 += kConvChannelBlock) {
     const float* w = &l.weight[static_cast<size_t>(o0) * taps];
     for (int p0 = 0; p0 < n; p0 += kPositionBlock) {
       float acc[kConvChannelBlock][kPositionBlock] = {};
       for (int q = 0; q < taps; ++q) {
-        const float* row = &patches[static_cast<size_t>(q) * stride + p0];
+        const float* row = &patches[static_cast<size_t>(q) * row_length + p0];
         const float* wq = &w[static_cast<size_t>(q) * kConvChannelBlock];
 #pragma GCC unroll 4  // whole, so that acc stays in registers
         for (int o = 0; o < kConvChannelBlock; ++o) {
@@ -149,6 +152,13 @@ Result<Conv2dNet> Conv2dNet::Load(const ModelFile& file, const std::string& pref
     if (r < 1 || c < 1) {
       return file.Fail("convolution " + LayerName(prefix, l) + " leaves no output of a " +
                        std::to_string(rows) + " x " + std::to_string(cols) + " input");
+    }
+    const size_t unfolded = static_cast<size_t>(channels) * layer->kernel * layer->kernel *
+                            static_cast<size_t>(RowLength(r * c));
+    if (unfolded > kMaxUnfolded) {
+      return file.Fail("convolution " + LayerName(prefix, l) + " would unfold its input to " +
+                       std::to_string(unfolded) + " values (at most " +
+                       std::to_string(kMaxUnfolded) + ")");
     }
     channels = layer->out_channels;
     net.layers_.push_back(std::move(layer).value());

@@ -8,7 +8,8 @@
 // float32 [C_out], "c{l}.conv" int32 [2] = {stride, padding}; then "out.weight" float32
 // [classes][C_last] and "out.bias" float32 [classes]; each name may start with a prefix, so one
 // file can hold several networks. Immutable; Run allocates its buffers (it runs once per command,
-// not per frame).
+// not per frame), among them each convolution's input unfolded into rows of its kernel's taps: at
+// most 4M floats, which Load checks.
 #pragma once
 
 #include <span>

@@ -202,6 +202,23 @@ TEST(CommandModel, BrokenFilesAreClearErrors) {
   auto net = models::Conv2dNet::Load(*file, "", 4, 100, 2);
   ASSERT_FALSE(net.ok());
   EXPECT_NE(net.error().message.find("leaves no output"), std::string::npos);
+  // One whose unfolded input would take more memory than a command needs (14400 taps x 4000
+  // positions: 230 MB).
+  std::vector<Tensor> wide = TinyModel();
+  Replace(wide, Float("c0.weight", {64, 1, 3, 3}, std::vector<float>(576, 0.0F)));
+  Replace(wide, Float("c0.bias", {64}, std::vector<float>(64, 0.0F)));
+  wide.push_back(Float("c1.weight", {1, 64, 15, 15}, std::vector<float>(14400, 0.0F)));
+  wide.push_back(Float("c1.bias", {1}, {0.0F}));
+  wide.push_back(Int32("c1.conv", {1, 7}));
+  auto wide_file = models::ModelFile::Load(WriteModel("command-cnn", wide, "wide.eshm"),
+                                           "command-cnn", models::FeatureKind::kLogMel, {});
+  ASSERT_TRUE(wide_file.ok());
+  auto wide_net = models::Conv2dNet::Load(*wide_file, "", 40, 100, 2);
+  ASSERT_FALSE(wide_net.ok());
+  EXPECT_NE(wide_net.error().message.find("c1 would unfold its input to 57600000 values"),
+            std::string::npos)
+      << wide_net.error().message;
+  EXPECT_TRUE(models::Conv2dNet::Load(*wide_file, "", 8, 10, 2).ok());  // a smaller input unfolds
   // Another kind of model is not a command model.
   auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", {});
   ASSERT_FALSE(wrong_kind.ok());
