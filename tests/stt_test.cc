@@ -208,7 +208,9 @@ TEST(Pocketsphinx, CommandWordsAsAGrammar) {
 
 // The bundled command classifier joins stt.words when they are its words, in any order: at a bonus
 // of 1000 the decoder's word stands, at 0 the classifier chooses among the words (when the decoder
-// heard one); named for other words, it is an error.
+// heard one); named for other words, it is an error. Clips of other words (bed, bird, ...) are
+// among them, where the grammar makes the decoder name a command word: there the two disagree
+// whatever the classifier's accuracy on its own words.
 TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   const std::string dir = kData + "/kws/dev";
   if (!std::filesystem::exists(dir + "/up")) GTEST_SKIP() << "no shared data at " << kData;
@@ -221,7 +223,8 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
                                      features::FrontEndConfig{});
   ASSERT_TRUE(commands.ok()) << commands.error().message;
   int differ = 0;
-  for (const char* word : {"yes", "up", "down", "left", "right", "on", "off", "go"}) {
+  for (const char* word : {"yes", "up", "down", "left", "right", "on", "off", "go", "bed", "bird",
+                           "cat", "dog", "wow"}) {
     for (const auto& entry : std::filesystem::directory_iterator(dir + "/" + word)) {
       const std::vector<int16_t> x = testing_util::ReadSamples(entry.path().string());
       const SttResult a = Decode(**alone, x);
@@ -371,8 +374,9 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
   expect_error("-transform dct\n-lifter -3\n", "-lifter -3: expected 0 or more");
   expect_error("-transform dct\n-cmninit 41.0,a\n", "-cmninit 41.0,a: expected at most -ncep");
   expect_error("-transform dct\nhello world\n", "'hello' is not a setting");
-  EXPECT_NE(CepstraSpec::FromFeatParams("/nonexistent/feat.params").error().message.find(
-                "/nonexistent/feat.params"),
+  EXPECT_NE(CepstraSpec::FromFeatParams("/nonexistent/feat.params")
+                .error()
+                .message.find("/nonexistent/feat.params"),
             std::string::npos);
 }
 
@@ -464,9 +468,8 @@ TEST(Pocketsphinx, DamagedAcousticModelsAreClearErrors) {
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find(dir + "/mdef: corrupt"), std::string::npos);
   // A feat.params that crashed pocketsphinx's front end (-ncep 0: a segmentation fault).
-  const std::string feat = EditedModel("am_feat", "feat.params", [](std::string& b) {
-    b += "-ncep 0\n";
-  });
+  const std::string feat =
+      EditedModel("am_feat", "feat.params", [](std::string& b) { b += "-ncep 0\n"; });
   refused = LoadWith("stt.acoustic_model", feat);
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find(feat + "/feat.params: -ncep 0"), std::string::npos)
@@ -477,9 +480,8 @@ TEST(Pocketsphinx, DamagedAcousticModelsAreClearErrors) {
   for (const auto& [setting, cause] :
        {std::pair{"-lowerf 9000\n", "Failed to create filterbank, frequency range does not match"},
         std::pair{"-varnorm yes\n", "-varnorm yes: pocketsphinx cannot normalise variance"}}) {
-    const std::string fatal = EditedModel("am_fatal", "feat.params", [&](std::string& b) {
-      b += setting;
-    });
+    const std::string fatal =
+        EditedModel("am_fatal", "feat.params", [&](std::string& b) { b += setting; });
     refused = LoadWith("stt.acoustic_model", fatal);
     ASSERT_FALSE(refused.ok()) << setting;
     EXPECT_NE(refused.error().message.find(cause), std::string::npos) << refused.error().message;
