@@ -10,8 +10,14 @@ constexpr int kMaxLayers = 16, kMaxChannels = 1024, kMaxKernel = 15, kMaxStride 
 constexpr size_t kMaxUnfolded = size_t{1} << 22;  // floats of one convolution's unfolded input
 constexpr int kPositionBlock = 8;                 // the output positions computed together
 
-// Columns of an unfolded row (see Unfold) for n output positions: whole position blocks.
-int RowLength(int n) { return (n + kPositionBlock - 1) / kPositionBlock * kPositionBlock; }
+// n rounded up to whole blocks.
+int RoundUp(int n, int block) { return (n + block - 1) / block * block; }
+
+// Floats of convolution l's unfolded input (see Unfold) for `positions` outputs.
+size_t UnfoldedSize(const Conv2dLayer& l, int positions) {
+  return static_cast<size_t>(l.in_channels) * l.kernel * l.kernel *
+         static_cast<size_t>(RoundUp(positions, kPositionBlock));
+}
 
 // PyTorch's output size of a convolution: floor((n + 2 padding - kernel) / stride) + 1.
 int OutputSize(int n, const Conv2dLayer& l) {
@@ -26,8 +32,7 @@ std::string LayerName(const std::string& net_prefix, int l) {
 
 // Weights [out][taps] -> [out / kConvChannelBlock, rounded up][taps][kConvChannelBlock].
 std::vector<float> Pack(const std::vector<float>& weight, int out, int taps) {
-  const int blocks = (out + kConvChannelBlock - 1) / kConvChannelBlock;
-  std::vector<float> packed(static_cast<size_t>(blocks) * taps * kConvChannelBlock, 0.0F);
+  std::vector<float> packed(static_cast<size_t>(RoundUp(out, kConvChannelBlock)) * taps, 0.0F);
   for (int o = 0; o < out; ++o) {
     for (int q = 0; q < taps; ++q) {
       packed[(static_cast<size_t>(o / kConvChannelBlock) * taps + q) * kConvChannelBlock +
@@ -84,7 +89,7 @@ Result<Conv2dLayer> LoadLayer(const ModelFile& file, const std::string& net_pref
 void Unfold(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols, int out_rows,
             int out_cols, int row_length, std::vector<float>& patches) {
   const int k = l.kernel;
-  patches.assign(static_cast<size_t>(l.in_channels) * k * k * row_length, 0.0F);
+  patches.assign(UnfoldedSize(l, out_rows * out_cols), 0.0F);
   float* row = patches.data();
   for (int c = 0; c < l.in_channels; ++c) {
     for (int i = 0; i < k; ++i) {
@@ -109,7 +114,7 @@ void Unfold(const Conv2dLayer& l, const std::vector<float>& in, int rows, int co
 void Convolve(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols,
               std::vector<float>& patches, std::vector<float>& out, int out_rows, int out_cols) {
   const int n = out_rows * out_cols, taps = l.in_channels * l.kernel * l.kernel;
-  const int row_length = RowLength(n);
+  const int row_length = RoundUp(n, kPositionBlock);
   Unfold(l, in, rows, cols, out_rows, out_cols, row_length, patches);
   out.resize(static_cast<size_t>(l.out_channels) * n);  // every value is written below
   for (int o0 = 0; o0 < l.out_channels; o0 += kConvChannelBlock) {
@@ -153,8 +158,7 @@ Result<Conv2dNet> Conv2dNet::Load(const ModelFile& file, const std::string& pref
       return file.Fail("convolution " + LayerName(prefix, l) + " leaves no output of a " +
                        std::to_string(rows) + " x " + std::to_string(cols) + " input");
     }
-    const size_t unfolded = static_cast<size_t>(channels) * layer->kernel * layer->kernel *
-                            static_cast<size_t>(RowLength(r * c));
+    const size_t unfolded = UnfoldedSize(*layer, r * c);
     if (unfolded > kMaxUnfolded) {
       return file.Fail("convolution " + LayerName(prefix, l) + " would unfold its input to " +
                        std::to_string(unfolded) + " values (at most " +
