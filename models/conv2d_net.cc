@@ -13,10 +13,13 @@ constexpr int kPositionBlock = 8;                 // the output positions comput
 // n rounded up to whole blocks.
 int RoundUp(int n, int block) { return (n + block - 1) / block * block; }
 
-// Floats of convolution l's unfolded input (see Unfold) for `positions` outputs.
+// Columns per row of an unfolded input (see Unfold) for `positions` outputs: whole position blocks.
+int RowLength(int positions) { return RoundUp(positions, kPositionBlock); }
+
+// Floats of convolution l's unfolded input for `positions` outputs.
 size_t UnfoldedSize(const Conv2dLayer& l, int positions) {
   return static_cast<size_t>(l.in_channels) * l.kernel * l.kernel *
-         static_cast<size_t>(RoundUp(positions, kPositionBlock));
+         static_cast<size_t>(RowLength(positions));
 }
 
 // PyTorch's output size of a convolution: floor((n + 2 padding - kernel) / stride) + 1.
@@ -114,7 +117,7 @@ void Unfold(const Conv2dLayer& l, const std::vector<float>& in, int rows, int co
 void Convolve(const Conv2dLayer& l, const std::vector<float>& in, int rows, int cols,
               std::vector<float>& patches, std::vector<float>& out, int out_rows, int out_cols) {
   const int n = out_rows * out_cols, taps = l.in_channels * l.kernel * l.kernel;
-  const int row_length = RoundUp(n, kPositionBlock);
+  const int row_length = RowLength(n);
   Unfold(l, in, rows, cols, out_rows, out_cols, row_length, patches);
   out.resize(static_cast<size_t>(l.out_channels) * n);  // every value is written below
   for (int o0 = 0; o0 < l.out_channels; o0 += kConvChannelBlock) {
