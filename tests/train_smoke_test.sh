@@ -110,16 +110,18 @@ for size in kws kws_small kws_from_large kws_more kws_alt kws_alt_small; do
     "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
   "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
-# A tiny command classifier (a couple of synthetic words each when the synthesisers are there),
-# cross-validated against a decoder's words (here: each clip's own word, so fused = 100% at any
-# bonus but 0), read by the C++ with the script's log-probabilities, and joined to stt.words.
+# A tiny command classifier (a couple of synthetic words each when the synthesisers are there, one
+# folder of other words as an extra class), cross-validated against a decoder's words (here: each
+# clip's own word, so fused = 100% at any bonus but 0), read by the C++ with the script's
+# log-probabilities, and joined to stt.words.
 command_synth=(--synth none)
 [ "${synth[1]}" = none ] || command_synth=(--synth "$tmp/command_synth" --synth-per-word 2 --synth-copies 1)
 for f in "$data"/kws/train/*/*.flac; do
   w=$(basename "$(dirname "$f")"); printf '%s_%s\t%s\n' "$w" "$(basename "$f" .flac)" "$w"
 done > "$tmp/own_words.tsv"
 /usr/bin/python3 "$src/tools/train/train_commands.py" --data "$data" --earshot "$build/tools/earshot" \
-  --copies 1 "${command_synth[@]}" --steps 4 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
+  --copies 1 "${command_synth[@]}" --extra wakeword/computer/train --extra-copies 0 \
+  --steps 4 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
   --out "$tmp/commands.eshm" --log "$tmp/commands.log" --vectors "$tmp/command_vectors.txt"
 grep -q "^  fused, bonus 1000: 138/138 (100.0%)" "$tmp/commands.log" || { cat "$tmp/commands.log"; exit 1; }
 # The vectors of the trained network, then those of the file read back (--vectors-of).

@@ -5,7 +5,8 @@ joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
-           [--synth cache|DIR|none] [--members 5] [--steps 4000] [--folds 5 --ps-hyps HYP.tsv]
+           [--synth cache|DIR|none] [--extra DIR,...|none] [--members 5] [--steps 4000]
+           [--folds 5 --ps-hyps HYP.tsv]
            [--vectors FILE]
        tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
 
@@ -18,12 +19,14 @@ Network: four convolutions over bands x frames (5x5 stride 2, 3x3 stride 2, 3x3 
 frames, one linear layer. Float32 weights: it runs once per command (about 5 M multiply-adds per
 network). An ensemble of --members such networks, each trained with its own seed; its
 log-probabilities are those of the members' mean probability.
-Classes: every word of kws/train (35); the file keeps the rows of the command words only, and the
-log-probabilities are over those.
+Classes: every word of kws/train (35), then one per --extra folder; the file keeps the rows of the
+command words only, and the log-probabilities are over those.
 Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
 with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
---synth-copies copies, a third of each batch. Seeded: the same data give the same model.
+--synth-copies copies, a third of each batch; and, with --extra (not in the bundled model: see the
+README), the recordings of each folder named, as classes of their own, with --extra-copies copies,
+--extra-per-batch more clips in each batch. Seeded: the same data give the same model.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
 fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
 --ps-hyps (`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's
@@ -54,6 +57,10 @@ FRAMES = 100  # one second
 RANGE_DB, STEP_DB = 60, 10  # the input normalisation (module docstring)
 CHANNELS = (16, 32, 64, 64)
 LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; padding kernel // 2
+SYNTH_PER_BATCH = 21  # of 64
+# --extra as tried (the README): real recordings of other words by other speakers (the wake-word
+# recordings: 1029 clips, more than 50 speakers), a class each, for more voices and microphones.
+EXTRA = ("wakeword/computer/train", "wakeword/snowboy", "wakeword/view_glass")
 BONUSES = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 1000.0)
 
 
@@ -162,22 +169,23 @@ def spec_mask(x, rng):
     return x
 
 
-def train(real, labels, synth, synth_labels, classes, steps, seed):
+def train(pools, classes, steps, seed):
+    """One network; pools: (features (n, copies, FRAMES, 40), labels, clips per batch) each, a
+    batch drawing its clips from each pool in turn, then a random copy of each."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = Net(classes)
     opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-2)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.1)
-    batch, n_synth = 64, 21 if len(synth) else 0
     net.train()
     for _ in range(steps):
-        i, c = rng.integers(0, len(real), batch - n_synth), rng.integers(0, real.shape[1], batch - n_synth)
-        x, y = real[i, c], labels[i]
-        if n_synth:
-            j, d = rng.integers(0, len(synth), n_synth), rng.integers(0, synth.shape[1], n_synth)
-            x, y = np.concatenate([x, synth[j, d]]), np.concatenate([y, synth_labels[j]])
-        loss = F.cross_entropy(net(spec_mask(normalise(x), rng)), torch.as_tensor(y),
-                               label_smoothing=0.1)
+        xs, ys = [], []
+        for x, labels, n in pools:
+            i, c = rng.integers(0, len(x), n), rng.integers(0, x.shape[1], n)
+            xs.append(x[i, c])
+            ys.append(labels[i])
+        loss = F.cross_entropy(net(spec_mask(normalise(np.concatenate(xs)), rng)),
+                               torch.as_tensor(np.concatenate(ys)), label_smoothing=0.1)
         opt.zero_grad()
         loss.backward()
         opt.step()
@@ -185,10 +193,9 @@ def train(real, labels, synth, synth_labels, classes, steps, seed):
     return net.eval()
 
 
-def train_members(real, labels, synth, synth_labels, classes, args, seed):
+def train_members(pools, classes, args, seed):
     """The ensemble: --members networks, member m seeded with seed + 1000 m."""
-    return [train(real, labels, synth, synth_labels, classes, args.steps, seed + 1000 * m)
-            for m in range(args.members)]
+    return [train(pools, classes, args.steps, seed + 1000 * m) for m in range(args.members)]
 
 
 def log_probs(nets, logmel_q8):
@@ -210,7 +217,7 @@ def fused(lp, hyps, bonus):
     return out
 
 
-def cross_validate(args, real, paths, words, classes_of, synth, synth_labels, log):
+def cross_validate(args, real, paths, words, classes_of, classes, n_real, others, log):
     speakers = [os.path.basename(q).split("_nohash_")[0] for q in paths]
     rng = np.random.default_rng(SEED)
     spk = sorted(set(speakers))
@@ -220,8 +227,8 @@ def cross_validate(args, real, paths, words, classes_of, synth, synth_labels, lo
     is_cmd = np.array([w in COMMANDS for w in words])
     lp = np.zeros((len(words), len(COMMANDS)))
     for k in range(args.folds):
-        nets = train_members(real[fold != k], classes_of[fold != k], synth, synth_labels,
-                             int(classes_of.max()) + 1, args, SEED + k)
+        nets = train_members([(real[fold != k], classes_of[fold != k], n_real)] + others,
+                             classes, args, SEED + k)
         held = np.flatnonzero((fold == k) & is_cmd)
         lp[held] = log_probs(nets, real[held, 0])
     cmd = np.flatnonzero(is_cmd)
@@ -302,6 +309,30 @@ def write_vectors(path, earshot, nets, sample):
             f.write(f"{start} {count} | " + " ".join(f"{v:.6f}" for v in lp[0]) + "\n")
 
 
+def synthetic(args, log):
+    """kws_synth's command words (--synth) and their labels, each with --synth-copies copies."""
+    cache = kws_synth.default_cache("command_synth") if args.synth == "cache" else args.synth
+    out = kws_synth.generate(cache, log=log, jobs=kws_synth.word_plan(COMMANDS, args.synth_per_word))
+    files = kws_synth.read_index(out)
+    paths = [q for w in COMMANDS for q in files[w]]
+    labels = np.array([COMMANDS.index(w) for w in COMMANDS for _ in files[w]])
+    return features(args, paths, args.synth_copies, SEED + 10 ** 6, log, "synthetic"), labels
+
+
+def extra(args, folders, first_class, log):
+    """The recordings of each --extra folder (under --data) as one more class, numbered from
+    first_class, each with --extra-copies copies."""
+    paths, labels = [], []
+    for k, folder in enumerate(folders):
+        found = augment.list_audio(args.data, folder)
+        if not found:
+            sys.exit(f"{os.path.join(args.data, folder)}: no recordings (--extra)")
+        paths += found
+        labels += [first_class + k] * len(found)
+    x = features(args, paths, args.extra_copies, SEED + 2 * 10 ** 6, log, "--extra")
+    return x, np.array(labels)
+
+
 def clip_id(path):
     return os.path.basename(os.path.dirname(path)) + "_" + os.path.basename(path).rsplit(".", 1)[0]
 
@@ -322,7 +353,12 @@ def main():
                         "for command_synth; 'none': without)")
     p.add_argument("--synth-per-word", type=int, default=600)
     p.add_argument("--synth-copies", type=int, default=6)
-    p.add_argument("--steps", type=int, default=4000, help="batches of 64 per network")
+    p.add_argument("--extra", default="none",
+                   help="folders of --data whose recordings train as classes of their own, "
+                        f"comma-separated ('none': without; tried: {','.join(EXTRA)})")
+    p.add_argument("--extra-copies", type=int, default=8)
+    p.add_argument("--extra-per-batch", type=int, default=8)
+    p.add_argument("--steps", type=int, default=4000, help="batches of 64 (+ extra) per network")
     p.add_argument("--members", type=int, default=5, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
@@ -343,18 +379,17 @@ def main():
     vocab = COMMANDS + sorted(set(words) - set(COMMANDS))
     classes_of = np.array([vocab.index(w) for w in words])
     real = features(args, paths, args.copies, SEED, log, "kws/train")
-    synth, synth_labels = np.zeros((0, 1, FRAMES, 40), np.int16), np.zeros(0, np.int64)
+    others = []  # train()'s pools besides kws/train's
     if args.synth != "none":
-        cache = kws_synth.default_cache("command_synth") if args.synth == "cache" else args.synth
-        out = kws_synth.generate(cache, log=log,
-                                 jobs=kws_synth.word_plan(COMMANDS, args.synth_per_word))
-        files = kws_synth.read_index(out)
-        synth_paths = [q for w in COMMANDS for q in files[w]]
-        synth_labels = np.array([COMMANDS.index(w) for w in COMMANDS for _ in files[w]])
-        synth = features(args, synth_paths, args.synth_copies, SEED + 10 ** 6, log, "synthetic")
+        others.append(synthetic(args, log) + (SYNTH_PER_BATCH,))
+    n_real = 64 - (SYNTH_PER_BATCH if others else 0)
+    extra_classes = [d for d in args.extra.split(",") if d] if args.extra != "none" else []
+    if extra_classes:
+        others.append(extra(args, extra_classes, len(vocab), log) + (args.extra_per_batch,))
+    classes = len(vocab) + len(extra_classes)
     if args.folds:
-        cross_validate(args, real, paths, words, classes_of, synth, synth_labels, log)
-    nets = train_members(real, classes_of, synth, synth_labels, len(vocab), args, SEED)
+        cross_validate(args, real, paths, words, classes_of, classes, n_real, others, log)
+    nets = train_members([(real, classes_of, n_real)] + others, classes, args, SEED)
     export(args.out, nets, log)
     dev = augment.list_audio(args.data, "kws/dev")
     dev = [q for q in dev if os.path.basename(os.path.dirname(q)) in COMMANDS]
