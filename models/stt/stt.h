@@ -24,7 +24,10 @@ struct SttWord {
 
 struct SttResult {
   std::string text;
-  double confidence = 0;  // posterior probability of the hypothesis, [0, 1]
+  // The hypothesis's posterior probability, [0, 1], as the backend computes it (pocketsphinx: over
+  // its lattice, so 1 under a grammar, whose lattice holds one path; the command classifier's
+  // fused probability when it joins the decoder).
+  double confidence = 0;
   std::vector<SttWord> words;
 };
 
