@@ -57,7 +57,8 @@ FRAMES = 100  # one second
 RANGE_DB, STEP_DB = 60, 10  # the input normalisation (module docstring)
 CHANNELS = (16, 32, 64, 64)
 LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; padding kernel // 2
-SYNTH_PER_BATCH = 21  # of 64
+BATCH = 64  # clips per batch, --extra-per-batch more with --extra
+SYNTH_PER_BATCH = 21  # of BATCH, with --synth
 # --extra as tried (the README): real recordings of other words by other speakers (the wake-word
 # recordings: 1029 clips, more than 50 speakers), a class each, for more voices and microphones.
 EXTRA = ("wakeword/computer/train", "wakeword/snowboy", "wakeword/view_glass")
@@ -358,7 +359,7 @@ def main():
                         f"comma-separated ('none': without; tried: {','.join(EXTRA)})")
     p.add_argument("--extra-copies", type=int, default=8)
     p.add_argument("--extra-per-batch", type=int, default=8)
-    p.add_argument("--steps", type=int, default=4000, help="batches of 64 (+ extra) per network")
+    p.add_argument("--steps", type=int, default=4000, help=f"batches of {BATCH} per network")
     p.add_argument("--members", type=int, default=5, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
@@ -380,9 +381,10 @@ def main():
     classes_of = np.array([vocab.index(w) for w in words])
     real = features(args, paths, args.copies, SEED, log, "kws/train")
     others = []  # train()'s pools besides kws/train's
+    n_real = BATCH
     if args.synth != "none":
         others.append(synthetic(args, log) + (SYNTH_PER_BATCH,))
-    n_real = 64 - (SYNTH_PER_BATCH if others else 0)
+        n_real -= SYNTH_PER_BATCH
     extra_classes = [d for d in args.extra.split(",") if d] if args.extra != "none" else []
     if extra_classes:
         others.append(extra(args, extra_classes, len(vocab), log) + (args.extra_per_batch,))
