@@ -5,7 +5,7 @@ joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
-           [--synth cache|DIR|none] [--extra DIR,...|none] [--members 5] [--steps 4000]
+           [--synth cache|DIR|none] [--extra DIR,...|none] [--members 3] [--steps 4000]
            [--folds 5 --ps-hyps HYP.tsv]
            [--vectors FILE]
        tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
@@ -24,9 +24,10 @@ command words only, and the log-probabilities are over those.
 Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
 with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
---synth-copies copies, a third of each batch; and, with --extra (not in the bundled model: see the
-README), the recordings of each folder named, as classes of their own, with --extra-copies copies,
+--synth-copies copies, a third of each batch; and the recordings of each --extra folder (by
+default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies copies,
 --extra-per-batch more clips in each batch. Seeded: the same data give the same model.
+The defaults train the bundled model (models/stt/commands.eshm), as its log shows.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
 fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
 --ps-hyps (`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's
@@ -59,8 +60,8 @@ CHANNELS = (16, 32, 64, 64)
 LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; padding kernel // 2
 BATCH = 64  # clips per batch, --extra-per-batch more with --extra
 SYNTH_PER_BATCH = 21  # of BATCH, with --synth
-# --extra as tried (the README): real recordings of other words by other speakers (the wake-word
-# recordings: 1029 clips, more than 50 speakers), a class each, for more voices and microphones.
+# --extra by default: real recordings of other words by other speakers (the wake-word recordings:
+# 1029 clips, more than 50 speakers), a class each, for more voices and microphones (the README).
 EXTRA = ("wakeword/computer/train", "wakeword/snowboy", "wakeword/view_glass")
 BONUSES = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 1000.0)
 
@@ -354,13 +355,13 @@ def main():
                         "for command_synth; 'none': without)")
     p.add_argument("--synth-per-word", type=int, default=600)
     p.add_argument("--synth-copies", type=int, default=6)
-    p.add_argument("--extra", default="none",
+    p.add_argument("--extra", default=",".join(EXTRA),
                    help="folders of --data whose recordings train as classes of their own, "
-                        f"comma-separated ('none': without; tried: {','.join(EXTRA)})")
+                        "comma-separated ('none': without)")
     p.add_argument("--extra-copies", type=int, default=8)
     p.add_argument("--extra-per-batch", type=int, default=8)
     p.add_argument("--steps", type=int, default=4000, help=f"batches of {BATCH} per network")
-    p.add_argument("--members", type=int, default=5, help="networks in the ensemble")
+    p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
     args = p.parse_args()
