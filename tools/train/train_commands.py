@@ -24,7 +24,7 @@ command words only, and the log-probabilities are over those.
 Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
 with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
---synth-copies copies, a third of each batch; and the recordings of each --extra folder (by
+--synth-copies copies, SYNTH_PER_BATCH (21) clips of each batch; and the recordings of each --extra folder (by
 default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies copies,
 --extra-per-batch more clips in each batch. Seeded: the same data give the same model.
 The defaults train the bundled model (models/stt/commands.eshm), as its log shows.
@@ -360,7 +360,7 @@ def main():
                         "comma-separated ('none': without)")
     p.add_argument("--extra-copies", type=int, default=8)
     p.add_argument("--extra-per-batch", type=int, default=8)
-    p.add_argument("--steps", type=int, default=4000, help=f"batches of {BATCH} per network")
+    p.add_argument("--steps", type=int, default=4000, help=f"batches of {BATCH} (+ --extra-per-batch) per network")
     p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
