@@ -121,7 +121,7 @@ for f in "$data"/kws/train/*/*.flac; do
 done > "$tmp/own_words.tsv"
 /usr/bin/python3 "$src/tools/train/train_commands.py" --data "$data" --earshot "$build/tools/earshot" \
   --copies 1 "${command_synth[@]}" --extra wakeword/computer/train --extra-copies 0 \
-  --steps 4 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
+  --steps 4 --warp 0.1 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
   --out "$tmp/commands.eshm" --log "$tmp/commands.log" --vectors "$tmp/command_vectors.txt"
 grep -q "^  fused, bonus 1000: 138/138 (100.0%)" "$tmp/commands.log" || { cat "$tmp/commands.log"; exit 1; }
 # The vectors of the trained network, then those of the file read back (--vectors-of).

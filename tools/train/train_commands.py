@@ -5,7 +5,7 @@ joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
-           [--synth cache|DIR|none] [--extra DIR,...|none] [--members 3] [--steps 4000]
+           [--synth cache|DIR|none] [--extra DIR,...|none] [--members 3] [--steps 4000] [--warp 0]
            [--folds 5 --ps-hyps HYP.tsv]
            [--vectors FILE]
        tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
@@ -26,7 +26,9 @@ with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
 --synth-copies copies, SYNTH_PER_BATCH (21) clips of each batch; and the recordings of each --extra folder (by
 default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies copies,
---extra-per-batch more clips in each batch. Seeded: the same data give the same model.
+--extra-per-batch more clips in each batch; --warp W moves each training row's bands as a vocal
+tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off). Seeded: the same
+data give the same model.
 The defaults train the bundled model (models/stt/commands.eshm), as its log shows.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
 fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
@@ -55,6 +57,7 @@ from mlp_train import open_log  # noqa: E402
 SEED = 20261126
 COMMANDS = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
 FRAMES = 100  # one second
+BANDS, MEL_HZ = 40, (20, 7600)  # earshot's log-mel (features/front_end_config.h)
 RANGE_DB, STEP_DB = 60, 10  # the input normalisation (module docstring)
 CHANNELS = (16, 32, 64, 64)
 LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; padding kernel // 2
@@ -171,9 +174,30 @@ def spec_mask(x, rng):
     return x
 
 
-def train(pools, classes, steps, seed):
+def hz_to_mel(f):
+    return 2595 * np.log10(1 + f / 700)  # HTK, as features/mel_filterbank.h
+
+
+def warp_bands(x, rng, width):
+    """Vocal tract length perturbation (Jaitly and Hinton 2013) on (n, 1, BANDS, FRAMES): per row a
+    factor a in [1 - width, 1 + width], each band given the value at its centre frequency / a
+    (linear between band centres; the end bands held)."""
+    lo, hi = hz_to_mel(MEL_HZ[0]), hz_to_mel(MEL_HZ[1])
+    step = (hi - lo) / (BANDS + 1)
+    centre_hz = 700 * (10 ** ((lo + step * np.arange(1, BANDS + 1)) / 2595) - 1)
+    a = rng.uniform(1 - width, 1 + width, len(x))
+    src = (hz_to_mel(centre_hz[None, :] / a[:, None]) - lo) / step - 1
+    src = torch.as_tensor(np.clip(src, 0, BANDS - 1), dtype=x.dtype)
+    i0 = src.floor().long().clamp(max=BANDS - 2)
+    t = (src - i0)[:, None, :, None]
+    idx = i0[:, None, :, None].expand(-1, 1, -1, x.shape[3])
+    return torch.lerp(x.gather(2, idx), x.gather(2, idx + 1), t)
+
+
+def train(pools, classes, steps, seed, warp=0.0):
     """One network; pools: (features (n, copies, FRAMES, 40), labels, clips per batch) each, a
-    batch drawing its clips from each pool in turn, then a random copy of each."""
+    batch drawing its clips from each pool in turn, then a random copy of each; warp: the
+    half-width of warp_bands' factors (0: none)."""
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)
     net = Net(classes)
@@ -186,7 +210,10 @@ def train(pools, classes, steps, seed):
             i, c = rng.integers(0, len(x), n), rng.integers(0, x.shape[1], n)
             xs.append(x[i, c])
             ys.append(labels[i])
-        loss = F.cross_entropy(net(spec_mask(normalise(np.concatenate(xs)), rng)),
+        x = normalise(np.concatenate(xs))
+        if warp:
+            x = warp_bands(x, rng, warp)
+        loss = F.cross_entropy(net(spec_mask(x, rng)),
                                torch.as_tensor(np.concatenate(ys)), label_smoothing=0.1)
         opt.zero_grad()
         loss.backward()
@@ -197,7 +224,7 @@ def train(pools, classes, steps, seed):
 
 def train_members(pools, classes, args, seed):
     """The ensemble: --members networks, member m seeded with seed + 1000 m."""
-    return [train(pools, classes, args.steps, seed + 1000 * m) for m in range(args.members)]
+    return [train(pools, classes, args.steps, seed + 1000 * m, args.warp) for m in range(args.members)]
 
 
 def log_probs(nets, logmel_q8):
@@ -361,6 +388,8 @@ def main():
     p.add_argument("--extra-copies", type=int, default=8)
     p.add_argument("--extra-per-batch", type=int, default=8)
     p.add_argument("--steps", type=int, default=4000, help=f"batches of {BATCH} (+ --extra-per-batch) per network")
+    p.add_argument("--warp", type=float, default=0.0,
+                   help="vocal tract length perturbation: band warp factors 1 +- this (0: none)")
     p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
