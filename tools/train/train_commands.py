@@ -178,13 +178,17 @@ def hz_to_mel(f):
     return 2595 * np.log10(1 + f / 700)  # HTK, as features/mel_filterbank.h
 
 
+def mel_to_hz(m):
+    return 700 * (10 ** (m / 2595) - 1)
+
+
 def warp_bands(x, rng, width):
     """Vocal tract length perturbation (Jaitly and Hinton 2013) on (n, 1, BANDS, FRAMES): per row a
     factor a in [1 - width, 1 + width], each band given the value at its centre frequency / a
     (linear between band centres; the end bands held)."""
     lo, hi = hz_to_mel(MEL_HZ[0]), hz_to_mel(MEL_HZ[1])
     step = (hi - lo) / (BANDS + 1)
-    centre_hz = 700 * (10 ** ((lo + step * np.arange(1, BANDS + 1)) / 2595) - 1)
+    centre_hz = mel_to_hz(lo + step * np.arange(1, BANDS + 1))  # edge k + 1 of band k
     a = rng.uniform(1 - width, 1 + width, len(x))
     src = (hz_to_mel(centre_hz[None, :] / a[:, None]) - lo) / step - 1
     src = torch.as_tensor(np.clip(src, 0, BANDS - 1), dtype=x.dtype)
