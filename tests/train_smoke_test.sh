@@ -110,6 +110,20 @@ for size in kws kws_small kws_from_large kws_more kws_alt kws_alt_small; do
     "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
   "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
+# The command classifier's band warp (--warp): a factor of 1 leaves the bands as they are; a peak
+# moves up at 1.1 and down at 0.9.
+/usr/bin/python3 - "$src/tools/train" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import torch
+import train_commands as tc
+x = torch.zeros(3, 1, tc.BANDS, 4)
+x[:, :, 20, :] = 1
+y = tc.warp_bands(x, [1.0, 1.1, 0.9])
+peaks = [int(y[r, 0, :, 0].argmax()) for r in range(3)]
+assert torch.equal(y[0], x[0]), "warp factor 1 changed the bands"
+assert peaks[1] > 20 > peaks[2], f"peaks at {peaks}: 1.1 should move band 20 up, 0.9 down"
+PY
 # A tiny command classifier (a couple of synthetic words each when the synthesisers are there, one
 # folder of other words as an extra class), cross-validated against a decoder's words (here: each
 # clip's own word, so fused = 100% at any bonus but 0), read by the C++ with the script's

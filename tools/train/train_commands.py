@@ -24,11 +24,11 @@ command words only, and the log-probabilities are over those.
 Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
 with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
---synth-copies copies, SYNTH_PER_BATCH (21) clips of each batch; and the recordings of each --extra folder (by
-default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies copies,
---extra-per-batch more clips in each batch; --warp W moves each training row's bands as a vocal
-tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off). Seeded: the same
-data give the same model.
+--synth-copies copies, SYNTH_PER_BATCH (21) clips of each batch; and the recordings of each --extra
+folder (by default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies
+copies, --extra-per-batch more clips in each batch; --warp W moves each training row's bands as a
+vocal tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off). Seeded:
+the same data give the same model.
 The defaults train the bundled model (models/stt/commands.eshm), as its log shows.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
 fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
@@ -57,7 +57,7 @@ from mlp_train import open_log  # noqa: E402
 SEED = 20261126
 COMMANDS = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
 FRAMES = 100  # one second
-BANDS, MEL_HZ = 40, (20, 7600)  # earshot's log-mel (features/front_end_config.h)
+BANDS = vad_export.FEATURE_SPEC["mel_bands"]  # the front end every model reads
 RANGE_DB, STEP_DB = 60, 10  # the input normalisation (module docstring)
 CHANNELS = (16, 32, 64, 64)
 LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; padding kernel // 2
@@ -168,7 +168,7 @@ class Net(torch.nn.Module):
 def spec_mask(x, rng):
     """SpecAugment (Park et al. 2019): per row, up to 6 bands and up to 14 frames set to 0."""
     for row in x:
-        f, t = rng.integers(0, 40), rng.integers(0, FRAMES)
+        f, t = rng.integers(0, BANDS), rng.integers(0, FRAMES)
         row[:, f:f + rng.integers(0, 7), :] = 0
         row[:, :, t:t + rng.integers(0, 15)] = 0
     return x
@@ -178,19 +178,17 @@ def hz_to_mel(f):
     return 2595 * np.log10(1 + f / 700)  # HTK, as features/mel_filterbank.h
 
 
-def mel_to_hz(m):
-    return 700 * (10 ** (m / 2595) - 1)
+# Band edges equally spaced in mel (features/mel_filterbank.h); band k peaks at edge k + 1.
+MEL_LOW = hz_to_mel(vad_export.FEATURE_SPEC["mel_low_hz"])
+MEL_STEP = (hz_to_mel(vad_export.FEATURE_SPEC["mel_high_hz"]) - MEL_LOW) / (BANDS + 1)
+CENTRE_HZ = 700 * (10 ** ((MEL_LOW + MEL_STEP * np.arange(1, BANDS + 1)) / 2595) - 1)
 
 
-def warp_bands(x, rng, width):
-    """Vocal tract length perturbation (Jaitly and Hinton 2013) on (n, 1, BANDS, FRAMES): per row a
-    factor a in [1 - width, 1 + width], each band given the value at its centre frequency / a
-    (linear between band centres; the end bands held)."""
-    lo, hi = hz_to_mel(MEL_HZ[0]), hz_to_mel(MEL_HZ[1])
-    step = (hi - lo) / (BANDS + 1)
-    centre_hz = mel_to_hz(lo + step * np.arange(1, BANDS + 1))  # edge k + 1 of band k
-    a = rng.uniform(1 - width, 1 + width, len(x))
-    src = (hz_to_mel(centre_hz[None, :] / a[:, None]) - lo) / step - 1
+def warp_bands(x, factors):
+    """Vocal tract length perturbation (Jaitly and Hinton 2013) on (n, 1, BANDS, FRAMES): each band
+    of row r given the value at its centre frequency / factors[r] (linear between band centres; the
+    end bands held), so a factor above 1 moves the spectrum up, as a shorter vocal tract would."""
+    src = (hz_to_mel(CENTRE_HZ[None, :] / np.asarray(factors)[:, None]) - MEL_LOW) / MEL_STEP - 1
     src = torch.as_tensor(np.clip(src, 0, BANDS - 1), dtype=x.dtype)
     i0 = src.floor().long().clamp(max=BANDS - 2)
     t = (src - i0)[:, None, :, None]
@@ -198,7 +196,7 @@ def warp_bands(x, rng, width):
     return torch.lerp(x.gather(2, idx), x.gather(2, idx + 1), t)
 
 
-def train(pools, classes, steps, seed, warp=0.0):
+def train(pools, classes, steps, seed, warp):
     """One network; pools: (features (n, copies, FRAMES, 40), labels, clips per batch) each, a
     batch drawing its clips from each pool in turn, then a random copy of each; warp: the
     half-width of warp_bands' factors (0: none)."""
@@ -216,7 +214,7 @@ def train(pools, classes, steps, seed, warp=0.0):
             ys.append(labels[i])
         x = normalise(np.concatenate(xs))
         if warp:
-            x = warp_bands(x, rng, warp)
+            x = warp_bands(x, rng.uniform(1 - warp, 1 + warp, len(x)))
         loss = F.cross_entropy(net(spec_mask(x, rng)),
                                torch.as_tensor(np.concatenate(ys)), label_smoothing=0.1)
         opt.zero_grad()
@@ -228,7 +226,8 @@ def train(pools, classes, steps, seed, warp=0.0):
 
 def train_members(pools, classes, args, seed):
     """The ensemble: --members networks, member m seeded with seed + 1000 m."""
-    return [train(pools, classes, args.steps, seed + 1000 * m, args.warp) for m in range(args.members)]
+    return [train(pools, classes, args.steps, seed + 1000 * m, args.warp)
+            for m in range(args.members)]
 
 
 def log_probs(nets, logmel_q8):
@@ -391,7 +390,8 @@ def main():
                         "comma-separated ('none': without)")
     p.add_argument("--extra-copies", type=int, default=8)
     p.add_argument("--extra-per-batch", type=int, default=8)
-    p.add_argument("--steps", type=int, default=4000, help=f"batches of {BATCH} (+ --extra-per-batch) per network")
+    p.add_argument("--steps", type=int, default=4000,
+                   help=f"batches of {BATCH} (+ --extra-per-batch) per network")
     p.add_argument("--warp", type=float, default=0.0,
                    help="vocal tract length perturbation: band warp factors 1 +- this (0: none)")
     p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
