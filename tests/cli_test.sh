@@ -69,6 +69,16 @@ check "features mfcc lifter cmn" status_is 0 "$earshot" features --kind mfcc \
   --set features.lifter=22 --set features.mean_norm=running sample.flac
 check "features mfcc golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
   ec46ac7cecebf5dbfc4b59fac4fa5ae95ac5a4e53ba4c7d1e06a61c037f1231d
+check "features cepstra" status_is 0 "$earshot" features --kind cepstra sample.flac
+check "features cepstra frames" test "$(wc -l <out.txt)" -eq 455
+check "features cepstra 13 coefficients" test "$(awk '{print NF}' out.txt | sort -u)" = 13
+check "features cepstra c0 follows the level" awk '{ lo = NR == 1 || $1 < lo ? $1 : lo; hi = NR == 1 || $1 > hi ? $1 : hi }
+  END { exit !(hi - lo > 50) }' out.txt
+check "features cepstra --noise-suppression" status_is 2 "$earshot" features --kind cepstra \
+  --noise-suppression sample.flac
+check "features cepstra no acoustic model" status_is 1 "$earshot" features --kind cepstra \
+  --set stt.acoustic_model=nomodel sample.flac
+check "features cepstra no acoustic model named" one_error_line_naming "nomodel/feat.params: cannot open"
 check "features bad kind" status_is 2 "$earshot" features --kind mel sample.flac
 check "features no file" status_is 2 "$earshot" features --kind mfcc
 check "features missing file" status_is 1 "$earshot" features --kind mfcc missing.flac

@@ -5,6 +5,8 @@
 
 #include "audio/frame_source.h"
 #include "features/front_end.h"
+#include "models/stt/sphinx_cepstra.h"
+#include "models/stt/stt.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -12,13 +14,16 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot features --kind logmel|mfcc [--noise-suppression] [--config F]\n"
+    "usage: earshot features --kind logmel|mfcc|cepstra [--noise-suppression] [--config F]\n"
     "                        [--set features.KEY=VALUE]... FILE\n"
     "\n"
     "Prints the fixed-point front end's output for FILE, one 10 ms frame per line, values\n"
-    "separated by spaces, as integers:\n"
-    "  logmel  features.mel_bands values: band energy in dB re full scale, Q8 (divide by 256)\n"
-    "  mfcc    features.mfcc_count values: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
+    "separated by spaces:\n"
+    "  logmel  features.mel_bands integers: band energy in dB re full scale, Q8 (divide by 256)\n"
+    "  mfcc    features.mfcc_count integers: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
+    "  cepstra floats: the cepstra pocketsphinx decodes with stt.front_end = earshot (models/stt/\n"
+    "          sphinx_cepstra.h; set by stt.acoustic_model's feat.params, not by [features];\n"
+    "          noise suppression always on, as pocketsphinx's -remove_noise)\n"
     "Frame k is the analysis window ending at the end of hop k (the stream starts from silence).\n"
     "--noise-suppression: the log-mel after the front end's noise suppression (features/\n"
     "noise_suppression.h), as keyword models trained on it see it.\n"
@@ -35,20 +40,66 @@ void PrintFrame(std::span<const T> values, std::string& line) {
   std::fputs(line.c_str(), stdout);
 }
 
+// --kind cepstra: SphinxCepstra over the whole file, one line of floats per hop.
+int Cepstra(const config::Config& cfg, const std::string& path) {
+  Result<stt::SttConfig> stt = stt::SttConfig::FromConfig(cfg);
+  if (!stt.ok()) {
+    PrintError(stt.error().message);
+    return kExitRuntime;
+  }
+  auto spec = stt::CepstraSpec::FromFeatParams(stt->acoustic_model + "/feat.params");
+  if (!spec.ok()) {
+    PrintError(spec.error().message);
+    return kExitRuntime;
+  }
+  auto cepstra = stt::SphinxCepstra::Create(*spec);
+  if (!cepstra.ok()) {
+    PrintError(cepstra.error().message);
+    return kExitRuntime;
+  }
+  auto source = audio::FileSource::Open(path, SourceOptions(cfg));
+  if (!source.ok()) {
+    PrintError(source.error().message);
+    return kExitRuntime;
+  }
+  audio::Frame frame;
+  std::vector<float> out;
+  std::string line;
+  for (;;) {
+    Result<bool> more = (*source)->Next(frame);
+    if (!more.ok()) {
+      PrintError(more.error().message);
+      return kExitRuntime;
+    }
+    if (!*more) return kExitOk;
+    out.clear();
+    cepstra->Process(frame, out);
+    for (size_t i = 0; i < out.size(); i += cepstra->coefficients()) {
+      PrintFrame(std::span<const float>(out).subspan(i, cepstra->coefficients()), line);
+    }
+  }
+}
+
 int Features(const Args& args) {
   int status = kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   const std::string kind = args.Option("--kind", "");
-  if (kind != "logmel" && kind != "mfcc") {
-    PrintError("features: --kind must be logmel or mfcc (see earshot features --help)");
+  if (kind != "logmel" && kind != "mfcc" && kind != "cepstra") {
+    PrintError("features: --kind must be logmel, mfcc or cepstra (see earshot features --help)");
     return kExitUsage;
   }
   if (args.positional.size() != 1) {
     PrintError("features: expected one FILE (see earshot features --help)");
     return kExitUsage;
   }
-  auto front_end = MakeFrontEnd(*cfg, args.Option("--noise-suppression", "") == "1");
+  const bool noise_suppression = args.Option("--noise-suppression", "") == "1";
+  if (kind == "cepstra") {
+    if (!noise_suppression) return Cepstra(*cfg, args.positional[0]);
+    PrintError("features: --noise-suppression is for logmel (cepstra always have it)");
+    return kExitUsage;
+  }
+  auto front_end = MakeFrontEnd(*cfg, noise_suppression);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return kExitRuntime;
