@@ -40,9 +40,8 @@ void Rate(benchmark::State& state) {  // "frames" per second of CPU, inverted: s
 }
 
 void BM_Cepstra_Earshot(benchmark::State& state) {
-  auto spec = CepstraSpec::FromFeatParams(kFeatParams);
-  if (!spec.ok()) return state.SkipWithError(spec.error().message.c_str());
-  auto cepstra = SphinxCepstra::Create(*spec);
+  auto cepstra = SphinxCepstra::FromFeatParams(kFeatParams);
+  if (!cepstra.ok()) return state.SkipWithError(cepstra.error().message.c_str());
   std::vector<float> out;
   out.reserve(64);
   const auto& x = Audio();

@@ -47,12 +47,7 @@ int Cepstra(const config::Config& cfg, const std::string& path) {
     PrintError(stt.error().message);
     return kExitRuntime;
   }
-  auto spec = stt::CepstraSpec::FromFeatParams(stt->acoustic_model + "/feat.params");
-  if (!spec.ok()) {
-    PrintError(spec.error().message);
-    return kExitRuntime;
-  }
-  auto cepstra = stt::SphinxCepstra::Create(*spec);
+  auto cepstra = stt::SphinxCepstra::FromFeatParams(stt->acoustic_model + "/feat.params");
   if (!cepstra.ok()) {
     PrintError(cepstra.error().message);
     return kExitRuntime;
@@ -62,22 +57,20 @@ int Cepstra(const config::Config& cfg, const std::string& path) {
     PrintError(source.error().message);
     return kExitRuntime;
   }
-  audio::Frame frame;
+  const size_t n = static_cast<size_t>(cepstra->coefficients());
   std::vector<float> out;
   std::string line;
-  for (;;) {
-    Result<bool> more = (*source)->Next(frame);
-    if (!more.ok()) {
-      PrintError(more.error().message);
-      return kExitRuntime;
-    }
-    if (!*more) return kExitOk;
+  Status s = ForEachAudioFrame(**source, [&](const audio::Frame& frame) {
     out.clear();
     cepstra->Process(frame, out);
-    for (size_t i = 0; i < out.size(); i += cepstra->coefficients()) {
-      PrintFrame(std::span<const float>(out).subspan(i, cepstra->coefficients()), line);
-    }
+    for (size_t i = 0; i < out.size(); i += n)
+      PrintFrame(std::span<const float>(out).subspan(i, n), line);
+  });
+  if (!s.ok()) {  // frames already printed stay valid lines; the error says where it stopped
+    PrintError(s.error().message);
+    return kExitRuntime;
   }
+  return kExitOk;
 }
 
 int Features(const Args& args) {
@@ -94,11 +87,11 @@ int Features(const Args& args) {
     return kExitUsage;
   }
   const bool noise_suppression = args.Option("--noise-suppression", "") == "1";
-  if (kind == "cepstra") {
-    if (!noise_suppression) return Cepstra(*cfg, args.positional[0]);
+  if (kind == "cepstra" && noise_suppression) {
     PrintError("features: --noise-suppression is for logmel (cepstra always have it)");
     return kExitUsage;
   }
+  if (kind == "cepstra") return Cepstra(*cfg, args.positional[0]);
   auto front_end = MakeFrontEnd(*cfg, noise_suppression);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);

@@ -22,17 +22,25 @@ Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& c
   return features::FrontEnd::Create(*fe_config);
 }
 
-Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
-                    const std::function<void(const features::FrontEnd&)>& on_frame,
-                    const std::function<void()>& on_end) {
+Status ForEachAudioFrame(audio::FrameSource& source,
+                         const std::function<void(const audio::Frame&)>& on_frame) {
   audio::Frame frame;
   for (;;) {
     Result<bool> more = source.Next(frame);
     if (!more.ok()) return more.error();
-    if (!*more) break;
+    if (!*more) return OkStatus();
+    on_frame(frame);
+  }
+}
+
+Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
+                    const std::function<void(const features::FrontEnd&)>& on_frame,
+                    const std::function<void()>& on_end) {
+  Status s = ForEachAudioFrame(source, [&](const audio::Frame& frame) {
     front_end.Process(frame);
     on_frame(front_end);
-  }
+  });
+  if (!s.ok()) return s;
   on_end();
   return OkStatus();
 }

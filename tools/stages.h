@@ -20,6 +20,10 @@ audio::FileSourceOptions SourceOptions(const config::Config& config);
 Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config,
                                                          bool noise_suppression = false);
 
+// Streams `source` into `on_frame`, one 10 ms frame at a time, in order.
+Status ForEachAudioFrame(audio::FrameSource& source,
+                         const std::function<void(const audio::Frame&)>& on_frame);
+
 // Streams `source` through `front_end`; `on_frame` sees each frame's front end, in order, and
 // `on_end` runs after the last one.
 Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,

@@ -317,9 +317,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   if (Status files = CheckFiles(c, use_lm); !files.ok()) return files.error();
   std::optional<SphinxCepstra> cepstra;
   if (c.front_end == "earshot") {
-    auto spec = CepstraSpec::FromFeatParams(c.acoustic_model + "/feat.params");
-    if (!spec.ok()) return spec.error();
-    auto made = SphinxCepstra::Create(spec.value());
+    auto made = SphinxCepstra::FromFeatParams(c.acoustic_model + "/feat.params");
     if (!made.ok()) return made.error();
     cepstra = std::move(made).value();
   } else if (c.front_end != "pocketsphinx") {

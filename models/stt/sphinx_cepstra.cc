@@ -86,6 +86,12 @@ Result<SphinxCepstra> SphinxCepstra::Create(const CepstraSpec& spec) {
   return SphinxCepstra(spec, *front_end.value());
 }
 
+Result<SphinxCepstra> SphinxCepstra::FromFeatParams(const std::string& path) {
+  Result<CepstraSpec> spec = CepstraSpec::FromFeatParams(path);
+  if (!spec.ok()) return spec.error();
+  return Create(*spec);
+}
+
 SphinxCepstra::SphinxCepstra(const CepstraSpec& spec, const features::FrontEnd& front_end)
     : spec_(spec), front_end_(front_end) {
   pending_.reserve(static_cast<size_t>(spec_.front_end.hop_samples()));

@@ -37,6 +37,8 @@ struct CepstraSpec {
 class SphinxCepstra {
  public:
   static Result<SphinxCepstra> Create(const CepstraSpec& spec);
+  // CepstraSpec::FromFeatParams, then Create.
+  static Result<SphinxCepstra> FromFeatParams(const std::string& path);
 
   int coefficients() const { return static_cast<int>(spec_.offset.size()); }
   // Starts a new stream: the front end's history and any partial hop are dropped.

@@ -20,9 +20,7 @@ void RunTimeline(std::string_view text) {
 }
 
 void RunFeatParams(const std::string& path) {
-  auto spec = earshot::stt::CepstraSpec::FromFeatParams(path);
-  if (!spec.ok()) return;
-  auto cepstra = earshot::stt::SphinxCepstra::Create(spec.value());
+  auto cepstra = earshot::stt::SphinxCepstra::FromFeatParams(path);
   if (!cepstra.ok()) return;
   std::vector<int16_t> samples(16000);
   for (size_t i = 0; i < samples.size(); ++i)
