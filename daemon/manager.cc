@@ -6,6 +6,7 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -218,6 +219,7 @@ void Manager::OnWorkerNotified() {
 }
 
 void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
+  last_event_t_ = std::max(last_event_t_, std::visit([](const auto& e) { return e.t; }, event));
   if (json_) json_->Emit(event);
   if (const auto* state = std::get_if<StateEvent>(&event)) {
     state_ = state->state;
@@ -232,7 +234,13 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
 
 void Manager::NotifyStatus() { sd_notifyf(0, "STATUS=%s", StateInWords(state_)); }
 
-double Manager::Now() const { return static_cast<double>(worker_->stats().frames) / 100.0; }
+double Manager::EventTime() {
+  // Read before taking the events: those sent in between are published, and counted in
+  // last_event_t_; those sent after are at or after `decided`.
+  const double decided = worker_->event_time();
+  for (const Outgoing& o : worker_->TakeEvents()) Publish(o.event, o.monotonic_usec);
+  return std::max(decided, last_event_t_);
+}
 
 void Manager::Mute() {
   if (muted_) return;

@@ -103,7 +103,10 @@ class Manager {
   void OnWorkerNotified();
   void Shutdown(const char* why, bool stop_input);
   void NotifyStatus();
-  double Now() const;
+  // The time of an event of the manager's own (profile, error): the pipeline's events sent so far
+  // are published first, and it is at or after them and before any the pipeline sends later, so
+  // `t` never decreases.
+  double EventTime();
 
   static int OnSignal(sd_event_source* s, const struct signalfd_siginfo* si, void* userdata);
   static int OnWorker(sd_event_source* s, int fd, uint32_t revents, void* userdata);
@@ -132,6 +135,7 @@ class Manager {
   std::optional<ModelLoad> pending_load_;  // the next load, once loader_ is done
   std::optional<Result<statemachine::PipelineModels>> loaded_;  // written by the loader thread
 
+  double last_event_t_ = 0;  // of the newest event published
   std::string state_ = "idle";
   std::string profile_name_;  // of the decision in force
   bool muted_ = false;

@@ -66,7 +66,7 @@ int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
 void Manager::Poll() {
   SensorSample sample = sensors_->Read();
   for (const std::string& warning : sample.warnings) {
-    Publish(ErrorEvent{Now(), "governor", warning}, MonotonicUsec());
+    Publish(ErrorEvent{EventTime(), "governor", warning}, MonotonicUsec());
   }
   const SensorReadings before = governor_->known();
   ApplyDecision(governor_->Update(sample.readings, MonotonicMs()));
@@ -91,7 +91,7 @@ void Manager::ApplyDecision(const Decision& decision) {
   profile_name_ = std::string(ProfileName(decision.profile));
   Log(LOG_INFO, "profile %s (%s)", std::string(ProfileName(decision.profile)).c_str(),
       decision.reason.c_str());
-  Publish(MakeProfileEvent(decision, Now()), MonotonicUsec());
+  Publish(MakeProfileEvent(decision, EventTime()), MonotonicUsec());
   if (bus_) BusPropertyChanged(bus_, "Profile");
   const ProfileModels sizes = governor_->config().Models(decision.profile);
   if (sizes == wanted_sizes_) return;  // in use, or being loaded
@@ -118,7 +118,7 @@ int Manager::Reload() {
   auto library = cfg.ok() ? MakeLibrary(*cfg)
                           : Result<std::shared_ptr<statemachine::ModelLibrary>>(cfg.error());
   if (!library.ok()) {
-    Publish(ErrorEvent{Now(), "reload", library.error().message}, MonotonicUsec());
+    Publish(ErrorEvent{EventTime(), "reload", library.error().message}, MonotonicUsec());
     return -EINVAL;
   }
   // Off the loop and the audio path; after a load in progress, if any.
@@ -141,7 +141,7 @@ void Manager::OnLoadDone() {
   loaded_.reset();
   const char* stage = loading_.reload ? "reload" : "governor";
   if (!models.ok()) {
-    Publish(ErrorEvent{Now(), stage, models.error().message + " (keeping the current models)"},
+    Publish(ErrorEvent{EventTime(), stage, models.error().message + " (keeping the current models)"},
             MonotonicUsec());
     if (!pending_load_) wanted_sizes_ = active_sizes_;
   } else {

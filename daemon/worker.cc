@@ -29,6 +29,7 @@ void PipelineWorker::Loop() {
     {
       std::lock_guard lock(mutex_);
       stats_ = pipeline_->stats();
+      event_time_ = pipeline_->event_time();
     }
     if (space_wanted_ && queue_->size() * 2 <= static_cast<size_t>(queue_->stats().capacity)) {
       space_wanted_ = false;
@@ -53,6 +54,7 @@ void PipelineWorker::Apply(Command& command) {
       {
         std::lock_guard lock(mutex_);
         stats_ = pipeline_->stats();
+        event_time_ = pipeline_->event_time();
       }
       finished_ = true;
       Notify();
@@ -88,6 +90,11 @@ std::vector<Outgoing> PipelineWorker::TakeEvents() {
 statemachine::PipelineStats PipelineWorker::stats() const {
   std::lock_guard lock(mutex_);
   return stats_;
+}
+
+double PipelineWorker::event_time() const {
+  std::lock_guard lock(mutex_);
+  return event_time_;
 }
 
 }  // namespace earshot::daemon

@@ -38,6 +38,9 @@ class PipelineWorker final : private EventSink {
   // Loop thread: asks for a notification once the queue is at most half full.
   void WantSpace() { space_wanted_ = true; }
   statemachine::PipelineStats stats() const;
+  // Loop thread: the stream time up to which the pipeline had decided its events after its newest
+  // frame (Pipeline::event_time); every event it emits later is at that time or after it.
+  double event_time() const;
   // True once a kFinish command has been handled (the pipeline's last events are in the outbox).
   bool finished() const { return finished_; }
 
@@ -51,9 +54,10 @@ class PipelineWorker final : private EventSink {
   int notify_fd_;
   std::unique_ptr<statemachine::Pipeline> pipeline_;
   std::thread thread_;
-  mutable std::mutex mutex_;  // guards outbox_ and stats_
+  mutable std::mutex mutex_;  // guards outbox_, stats_ and event_time_
   std::vector<Outgoing> outbox_;
   statemachine::PipelineStats stats_;
+  double event_time_ = 0;
   uint64_t last_captured_usec_ = 0;  // worker thread only
   std::atomic<bool> space_wanted_{false};
   std::atomic<bool> finished_{false};

@@ -90,15 +90,19 @@ void ReadBattery(const fs::path& dir, SupplyTally* tally, Problems* problems) {
   }
 }
 
+// The kernel names every supply's `type`; a tree without it (the governor's contract lists only
+// capacity, status and online) is read by what it has: a supply with a capacity is a battery.
+bool IsBattery(const fs::path& dir) {
+  Result<std::string> type = ReadAttribute(dir / "type");
+  if (type.ok()) return *type == "Battery";
+  std::error_code ec;
+  return fs::exists(dir / "capacity", ec);
+}
+
 void ReadSupply(const fs::path& dir, SupplyTally* tally, Problems* problems) {
   Result<std::string> scope = ReadAttribute(dir / "scope");  // optional attribute: absent = System
   if (scope.ok() && *scope == "Device") return;
-  Result<std::string> type = ReadAttribute(dir / "type");
-  if (!type.ok()) {
-    problems->push_back(type.error().message);
-    return;
-  }
-  if (*type == "Battery") {
+  if (IsBattery(dir)) {
     ReadBattery(dir, tally, problems);
     return;
   }

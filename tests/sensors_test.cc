@@ -83,6 +83,20 @@ TEST(SensorReader, MainsOnlyIsNormal) {
   EXPECT_TRUE(s.warnings.empty());
 }
 
+// DESIGN.md's tree (capacity, status, online, no `type`): read by what each supply has.
+TEST(SensorReader, SuppliesWithoutATypeAreReadByTheirAttributes) {
+  FakeSysfs sys("no_type");
+  sys.Write("class/power_supply/BAT0/capacity", "15\n");
+  sys.Write("class/power_supply/BAT0/status", "Discharging\n");
+  sys.Write("class/power_supply/AC/online", "0\n");
+  SensorReader reader(sys.root());
+  SensorSample s = reader.Read();
+  EXPECT_EQ(s.readings, (SensorReadings{15, false, std::nullopt}));
+  EXPECT_TRUE(s.warnings.empty()) << s.warnings.front();
+  sys.Write("class/power_supply/AC/online", "1\n");
+  EXPECT_EQ(reader.Read().readings, (SensorReadings{15, true, std::nullopt}));
+}
+
 TEST(SensorReader, TwoBatteriesAveragedAndDeviceBatteriesIgnored) {
   FakeSysfs sys("two_batteries");
   sys.Battery("BAT0", "0", "Not charging");
