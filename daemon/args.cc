@@ -22,7 +22,8 @@ const char* const kUsage =
     "  --events FILE|-     also write the events as JSON lines to FILE or stdout\n"
     "  --sysfs-root DIR    where the governor reads power_supply and thermal\n"
     "                      (default: governor.sysfs_root)\n"
-    "  --print-config      print the effective configuration as TOML and exit\n"
+    "  --print-config      print the effective configuration (defaults, --config, --input,\n"
+    "                      --sysfs-root) as TOML and exit\n"
     "\n"
     "Signals: SIGTERM/SIGINT finish the current event and exit 0; SIGHUP reloads the models.\n"
     "Exit status: 0 ok, 1 runtime error (named on stderr), 2 usage error.\n";
@@ -72,7 +73,7 @@ Result<Args> ParseArgs(int argc, char** argv) {
 }
 
 int PrintConfig(const DaemonOptions& options) {
-  Result<config::Config> cfg = config::Config::FromFileOrDefaults(options.config_path);
+  Result<config::Config> cfg = EffectiveConfig(options);
   if (!cfg.ok()) {
     std::fprintf(stderr, "earshotd: %s\n", cfg.error().message.c_str());
     return 1;

@@ -16,8 +16,8 @@ Result<Args> ParseArgs(int argc, char** argv);
 
 extern const char* const kUsage;
 
-// --print-config: the effective configuration (defaults, then --config) as TOML on stdout; the
-// exit status.
+// --print-config: the effective configuration (EffectiveConfig) as TOML on stdout; the exit
+// status.
 int PrintConfig(const DaemonOptions& options);
 
 }  // namespace earshot::daemon

@@ -55,18 +55,28 @@ Manager::~Manager() {
   if (events_file_ && events_file_ != stdout) std::fclose(events_file_);
 }
 
+Result<config::Config> EffectiveConfig(const DaemonOptions& options) {
+  Result<config::Config> cfg = config::Config::FromFileOrDefaults(options.config_path);
+  if (!cfg.ok()) return cfg.error();
+  if (!options.input.empty()) {
+    if (Status set = cfg->Set("daemon.input", options.input); !set.ok()) return set.error();
+  }
+  if (!options.sysfs_root.empty()) {
+    if (!std::filesystem::is_directory(options.sysfs_root)) {
+      return Error{"--sysfs-root " + options.sysfs_root + ": not a directory"};
+    }
+    if (Status set = cfg->Set("governor.sysfs_root", options.sysfs_root); !set.ok()) {
+      return set.error();
+    }
+  }
+  return cfg;
+}
+
 Status Manager::Init() {
-  Result<config::Config> cfg = config::Config::FromFileOrDefaults(options_.config_path);
+  Result<config::Config> cfg = EffectiveConfig(options_);
   if (!cfg.ok()) return cfg.error();
   config_ = std::move(cfg).value();
-  if (options_.input.empty()) options_.input = config_.String("daemon.input");
-  if (!options_.sysfs_root.empty()) {
-    if (!std::filesystem::is_directory(options_.sysfs_root)) {
-      return Error{"--sysfs-root " + options_.sysfs_root + ": not a directory"};
-    }
-    Status set = config_.Set("governor.sysfs_root", options_.sysfs_root);
-    if (!set.ok()) return set.error();
-  }
+  options_.input = config_.String("daemon.input");
   Status s = OpenEventsOutput();
   if (s.ok()) s = SetUpEvents();  // blocks the signals before any thread starts
   if (!s.ok()) return s;

@@ -43,6 +43,10 @@ struct DaemonOptions {
   std::string sysfs_root;      // empty: governor.sysfs_root
 };
 
+// The configuration the daemon runs with: the defaults, then --config, then --input as
+// daemon.input and --sysfs-root (which must be a directory) as governor.sysfs_root.
+Result<config::Config> EffectiveConfig(const DaemonOptions& options);
+
 struct DaemonStats {
   statemachine::PipelineStats pipeline;
   QueueStats queue;

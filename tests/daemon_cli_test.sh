@@ -17,6 +17,10 @@ check "bad --input" status_is 2 "$earshotd" --input mic0
 check "bad --input named" last_error_names "--input mic0: expected alsa:DEVICE or wav:PATH"
 check "--print-config" status_is 0 "$earshotd" --print-config
 check "--print-config is the shipped default" cmp -s out.txt "$src/config/earshot.toml"
+check "--print-config with --input and --sysfs-root" status_is 0 "$earshotd" --print-config \
+  --input wav:request.flac --sysfs-root "$tmp"
+check "--print-config shows --input" grep -qxF "input = 'wav:request.flac'" out.txt
+check "--print-config shows --sysfs-root" grep -qxF "sysfs_root = '$tmp'" out.txt
 printf '[daemon]\nqueue_ms = 5\n' >bad.toml
 check "config out of range" status_is 1 "$earshotd" --config bad.toml --bus none
 check "config error names file, key and range" last_error_names "bad.toml: option daemon.queue_ms = 5 is out of range: expected [100, 60000] ms"
