@@ -114,9 +114,14 @@ check "transcribe" status_is 0 "$earshot" transcribe sample.flac
 check "transcribe format" grep -qP '^sample\.flac\t\S' out.txt
 check "transcribe small" status_is 0 "$earshot" transcribe --profile small --stats sample.flac
 check "transcribe stats" grep -q '"final_latency_ms"' err.txt
+cp out.txt small.txt
+check "transcribe a governor profile" status_is 0 "$earshot" transcribe --profile saver sample.flac
+check "saver decodes with small" cmp -s out.txt small.txt
+check "transcribe a profile without STT" status_is 1 "$earshot" transcribe --profile critical sample.flac
+check "profile without STT named" one_error_line_naming "governor.critical_stt is off"
 check "transcribe words" status_is 0 "$earshot" transcribe --set 'stt.words=computer|ironing' sample.flac
 check "transcribe bad profile" status_is 2 "$earshot" transcribe --profile huge sample.flac
-check "transcribe bad profile named" grep -q "large|small" err.txt
+check "transcribe bad profile named" one_error_line_naming "profile huge: expected large, small"
 check "transcribe missing model" status_is 1 "$earshot" transcribe --set stt.acoustic_model=nohmm sample.flac
 check "transcribe missing model named" one_error_line_naming nohmm
 check "transcribe missing file" status_is 1 "$earshot" transcribe missing.wav

@@ -9,6 +9,7 @@
 
 #include "audio/frame_source.h"
 #include "models/stt/stt.h"
+#include "statemachine/governor.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -16,15 +17,16 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot transcribe [--profile large|small] [--stream] [--stats] [--config F]\n"
+    "usage: earshot transcribe [--profile P] [--stream] [--stats] [--config F]\n"
     "                          [--set stt.KEY=V]... FILE...\n"
     "\n"
     "Prints FILE<TAB>text for each FILE, decoding the whole file as one utterance with the [stt]\n"
     "settings (pocketsphinx, Debian's en-us model by default; stt.grammar or stt.words for a "
     "fixed\n"
     "vocabulary).\n"
-    "  --profile P   large (default) or small (faster, less accurate); same as --set "
-    "stt.profile=P\n"
+    "  --profile P   large (default) or small (faster, less accurate), as --set stt.profile=P;\n"
+    "                or a governor profile (performance, balanced, saver, critical): the size\n"
+    "                its governor.*_stt gives\n"
     "  --stream      the files are consecutive utterances of one audio stream (as the cascade\n"
     "                decodes a microphone's requests): each starts from the cepstral mean the\n"
     "                previous one left; without it every file starts afresh\n"
@@ -110,14 +112,44 @@ Result<std::string> TranscribeFile(const std::string& path, const config::Config
   return result->text;
 }
 
-int Transcribe(const Args& command_args) {
-  Args args = command_args;  // --profile P is --set stt.profile=P
-  if (const std::string profile = args.Option("--profile", ""); !profile.empty()) {
-    args.sets.push_back("stt.profile=" + profile);
+// --profile P: an STT size (large, small) is stt.profile; a governor profile is the size the
+// governor gives it. Exit status 2 for a name that is neither, 1 for a profile without STT.
+int ApplyProfile(const std::string& name, config::Config* cfg) {
+  if (name.empty()) return kExitOk;
+  std::string size = name;
+  if (name != "large" && name != "small") {
+    Result<std::optional<Profile>> profile = ParseProfileSetting(name);
+    if (!profile.ok() || !profile->has_value()) {
+      PrintError("transcribe: --profile " + name +
+                 ": expected large, small, performance, balanced, saver or critical");
+      return kExitUsage;
+    }
+    Result<GovernorConfig> governor = GovernorConfig::FromConfig(*cfg);
+    if (!governor.ok()) {
+      PrintError(governor.error().message);
+      return kExitRuntime;
+    }
+    const SttSize stt = governor->Models(**profile).stt;
+    if (stt == SttSize::kOff) {
+      PrintError("transcribe: --profile " + name + ": governor." + name + "_stt is off");
+      return kExitRuntime;
+    }
+    size = std::string(SttSizeName(stt));
   }
+  if (Status set = cfg->Set("stt.profile", size); !set.ok()) {
+    PrintError(set.error().message);
+    return kExitRuntime;
+  }
+  return kExitOk;
+}
+
+int Transcribe(const Args& args) {
   int status = kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
+  if (int profile = ApplyProfile(args.Option("--profile", ""), &*cfg); profile != kExitOk) {
+    return profile;
+  }
   if (args.positional.empty()) {
     PrintError("transcribe: expected FILE... (see earshot transcribe --help)");
     return kExitUsage;
