@@ -239,6 +239,16 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
   if (const auto* error = std::get_if<ErrorEvent>(&event)) {
     Log(LOG_ERR, "%s: %s", error->stage.c_str(), error->message.c_str());
   }
+  if (const auto* wake = std::get_if<WakeEvent>(&event)) {
+    Log(LOG_INFO, "wake word %s (score %.2f) at %.2f s", wake->keyword.c_str(), wake->score,
+        wake->t);
+  }
+  // What was said stays with the apps on the bus: the journal, kept on disk, gets its shape only.
+  const auto* transcript = std::get_if<TranscriptEvent>(&event);
+  if (transcript != nullptr && transcript->final) {
+    Log(LOG_INFO, "request %.2f-%.2f s: %s, confidence %.2f", transcript->start, transcript->end,
+        transcript->text.empty() ? "no words" : "transcribed", transcript->confidence);
+  }
   if (bus_) BusEmitEvent(bus_, event, monotonic_usec);
 }
 

@@ -48,6 +48,9 @@ check "wav as fast as possible" status_is 0 "$earshotd" --config fast.toml --bus
 event_sequence >sequence.txt
 check "wav sequence" test "$(cat sequence.txt)" = \
   "profile speech_start state wake state final speech_end state "
+check "wake word logged" grep -q "wake word computer (score" err.txt
+check "request logged" grep -q "request .* s: transcribed, confidence" err.txt
+check "what was said not logged" test "$(grep -c ironing err.txt)" -eq 0
 # Cut short, the recording fails to decode part way: what came before is served, exit status 1.
 head -c 30000 "$src/tools/samples/computer_request.flac" >cut.flac
 check "wav cut short" status_is 1 "$earshotd" --config fast.toml --bus none --events - --input wav:cut.flac
