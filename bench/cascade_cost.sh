@@ -4,10 +4,10 @@
 #   noise  - 10 min of the noise/ recordings (no speech)
 #   speech - 10 min of LibriSpeech speech/ without the keyword
 #   day    - 20 min of noise with 5% speech, a tenth of it requests ("computer" + an stt/ utterance)
-# Usage: tools/eval/cascade_cost.sh [OUT_DIR]   (peers installed in $EARSHOT_PEERS_DIR, default
+# Usage: bench/cascade_cost.sh [OUT_DIR]   (peers installed in $EARSHOT_PEERS_DIR, default
 #        ../shared/peers, with `npm ci` done there)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/../.." && pwd)
+root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-out/cascade_cost}
 data=${EARSHOT_DATA_DIR:-$root/../shared/data}
 peers=${EARSHOT_PEERS_DIR:-$root/../shared/peers}
