@@ -76,8 +76,9 @@ constexpr std::array kOptions = {
     OptionSpec{"stt.words", T::kString, "", 0, 0, "", "",
                "Command words separated by '|' (e.g. yes|no|stop), decoded as a one-word grammar"},
     OptionSpec{"stt.command_model", T::kString, "", 0, 0, "", "",
-               "Command classifier joined to stt.words (empty: the bundled models/stt/commands.eshm "
-               "when stt.words are its ten words; none: off)"},
+               "Command classifier joined to the command words (stt.words, or an stt.grammar "
+               "whose one rule says one of them; empty: the bundled models/stt/commands.eshm when "
+               "they are its ten words; none: off)"},
     OptionSpec{"stt.command_bonus", T::kFloat, "1.5", 0.0, 1000.0, "", "",
                "The command classifier's log-probability bonus for the decoder's word (0: the "
                "classifier alone decides among the words; 1000: the decoder does)"},

@@ -1,9 +1,9 @@
-// CommandFusionModel: speech-to-text of short commands (stt.words) with a second opinion. The
-// decoder (any SttModel) decodes as it would alone; the session also keeps the utterance's audio,
-// and at End the command classifier (command_model.h) scores it: the word said is the one with the
-// highest classifier log-probability plus `bonus` if it is the decoder's word. When the decoder
-// heard no command word (silence, noise, a word outside the list), its result stands: the
-// classifier always names some word, so alone it would invent commands.
+// CommandFusionModel: speech-to-text of short commands (a one-word vocabulary) with a second
+// opinion. The decoder (any SttModel) decodes as it would alone; the session also keeps the
+// utterance's audio, and at End the command classifier (command_model.h) scores it: the word said
+// is the one with the highest classifier log-probability plus `bonus` if it is the decoder's word.
+// When the decoder heard no command word (silence, noise, a word outside the list), its result
+// stands: the classifier always names some word, so alone it would invent commands.
 // On the 138 kws/train command clips, cross-validated by speaker (README): pocketsphinx alone
 // 87.0%, fused at the default bonus better (the training log, models/stt/commands_train.log).
 #pragma once

@@ -1,6 +1,8 @@
 #include "models/stt/jsgf_check.h"
 
 #include <algorithm>
+#include <cctype>
+#include <functional>
 #include <string>
 
 namespace earshot::stt {
@@ -94,9 +96,10 @@ bool IsDeclaration(std::string_view s, std::string_view keyword) {
   return s.starts_with(keyword) && s.size() > keyword.size() && IsSpace(s[keyword.size()]);
 }
 
-}  // namespace
-
-Status CheckJsgfStatements(std::string_view text) {
+// Calls `on_statement(text, line, first)` for each statement, without its ';', and stops at the
+// first error it returns; then a statement not ended by ';' or an empty grammar is an error.
+Status ForEachStatement(std::string_view text,
+                        const std::function<Status(std::string_view, int, bool)>& on_statement) {
   Cursor c(text);
   bool first = true;
   for (;;) {
@@ -104,21 +107,65 @@ Status CheckJsgfStatements(std::string_view text) {
     if (c.done()) break;
     const int line = c.line();
     const size_t length = StatementLength(c.rest());
-    const std::string_view s = c.rest().substr(0, length);
-    const bool ok = first ? s.starts_with("#JSGF")
-                          : IsDeclaration(s, "grammar") || IsDeclaration(s, "import") || IsRule(s);
-    if (!ok) {
-      const std::string shown(s.substr(0, std::min(s.find('\n'), size_t{40})));
-      return AtLine(
-          line, first ? "expected the header '#JSGF V1.0;', found '" + shown + "'"
-                      : "expected a rule '<name> = ...;' or a declaration, found '" + shown + "'");
-    }
+    if (Status s = on_statement(c.rest().substr(0, length), line, first); !s.ok()) return s;
     if (length == std::string_view::npos) return AtLine(line, "statement not ended by ';'");
     c.Advance(length + 1);
     first = false;
   }
   if (first) return Error{"no JSGF header, no rules: an empty grammar"};
   return OkStatus();
+}
+
+std::string_view Trimmed(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+bool IsPlainWord(std::string_view s) {
+  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '\'' || c == '_' || c == '-' ||
+           c == '.';
+  });
+}
+
+// "yes | no | up" or "( yes | no | up )": the words; nothing for anything else.
+std::optional<std::vector<std::string>> Alternatives(std::string_view body) {
+  body = Trimmed(body);
+  if (body.starts_with('(') && body.ends_with(')')) body = Trimmed(body.substr(1, body.size() - 2));
+  std::vector<std::string> words;
+  for (;;) {
+    const size_t bar = body.find('|');
+    const std::string_view word = Trimmed(body.substr(0, bar));
+    if (!IsPlainWord(word)) return std::nullopt;
+    words.emplace_back(word);
+    if (bar == std::string_view::npos) return words;
+    body.remove_prefix(bar + 1);
+  }
+}
+
+}  // namespace
+
+Status CheckJsgfStatements(std::string_view text) {
+  return ForEachStatement(text, [](std::string_view s, int line, bool first) -> Status {
+    const bool ok = first ? s.starts_with("#JSGF")
+                          : IsDeclaration(s, "grammar") || IsDeclaration(s, "import") || IsRule(s);
+    if (ok) return OkStatus();
+    const std::string shown(s.substr(0, std::min(s.find('\n'), size_t{40})));
+    return AtLine(
+        line, first ? "expected the header '#JSGF V1.0;', found '" + shown + "'"
+                    : "expected a rule '<name> = ...;' or a declaration, found '" + shown + "'");
+  });
+}
+
+std::optional<std::vector<std::string>> JsgfWordList(std::string_view text) {
+  std::vector<std::string_view> rules;
+  const Status statements = ForEachStatement(text, [&](std::string_view s, int, bool first) {
+    if (!first && IsRule(s)) rules.push_back(s);
+    return OkStatus();
+  });
+  if (!statements.ok() || rules.size() != 1 || !rules[0].starts_with("public")) return std::nullopt;
+  return Alternatives(rules[0].substr(rules[0].find('=') + 1));
 }
 
 }  // namespace earshot::stt

@@ -5,7 +5,10 @@
 // pocketsphinx's parser, which fails with an error of its own.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "config/result.h"
 
@@ -14,5 +17,10 @@ namespace earshot::stt {
 // Each statement (after the whitespace and comments between them) must be the `#JSGF` header,
 // `grammar NAME;`, `import <NAME>;` or a rule `[public] <NAME> = ...;`, and end in ';'.
 Status CheckJsgfStatements(std::string_view text);
+
+// The words of a grammar whose one rule is public and says one of them ("yes | no | up", in
+// parentheses or not), in its order; nothing for any other grammar (several rules, sequences,
+// optional or repeated parts, weights, tags, references to rules).
+std::optional<std::vector<std::string>> JsgfWordList(std::string_view text);
 
 }  // namespace earshot::stt

@@ -3,7 +3,9 @@
 #include <algorithm>
 
 #include "config/paths.h"
+#include "config/read_file.h"
 #include "models/stt/command_fusion.h"
+#include "models/stt/jsgf_check.h"
 #include "models/stt/pocketsphinx_backend.h"
 
 namespace earshot::stt {
@@ -26,19 +28,32 @@ std::string Joined(const std::vector<std::string>& words) {
   return out;
 }
 
+// The one-word vocabulary decoded: stt.words, or the words of a grammar that only says one of
+// them (jsgf_check.h); empty for a language model or any other grammar. The grammar was checked
+// when the decoder loaded it.
+std::string CommandWords(const SttConfig& c) {
+  if (!c.words.empty() || c.grammar.empty()) return c.words;
+  Result<std::string> text = config::ReadWholeFile(c.grammar, size_t{16} << 20, "a grammar");
+  if (!text.ok()) return "";
+  std::optional<std::vector<std::string>> words = JsgfWordList(*text);
+  return words ? Joined(*words) : "";
+}
+
 // The command classifier the config asks for, or nullptr when none applies.
 Result<std::shared_ptr<const CommandModel>> CommandClassifier(const SttConfig& c) {
   if (c.command_model == "none") return std::shared_ptr<const CommandModel>();
-  if (c.words.empty()) {
+  const std::string words = CommandWords(c);
+  if (words.empty()) {
     if (!c.command_model_named) return std::shared_ptr<const CommandModel>();
-    return Error{"stt.command_model '" + c.command_model + "' needs stt.words (its command words)"};
+    return Error{"stt.command_model '" + c.command_model +
+                 "' needs its command words: stt.words, or a grammar of them alone"};
   }
   auto model = CommandModel::Load(c.command_model, c.features);
   if (!model.ok()) return model.error();
-  if (Sorted((*model)->words()) == Sorted(SplitWords(c.words))) return model;
+  if (Sorted((*model)->words()) == Sorted(SplitWords(words))) return model;
   if (!c.command_model_named) return std::shared_ptr<const CommandModel>();
   return Error{c.command_model + ": its words (" + Joined((*model)->words()) +
-               ") are not stt.words (" + c.words + ")"};
+               ") are not the decoder's (" + words + ")"};
 }
 
 }  // namespace

@@ -62,10 +62,11 @@ struct SttConfig {
   std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
   std::string profile = "large";
   std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
-  // The command classifier joined to stt.words (command_fusion.h): stt.command_model, by default the
-  // bundled models/stt/commands.eshm, used when stt.words are its words; "none": never.
+  // The command classifier joined to the command words (command_fusion.h): stt.command_model, by
+  // default the bundled models/stt/commands.eshm, used when the words are its words; "none": never.
+  // The words are stt.words, or those of a grammar whose one rule says one of them (jsgf_check.h).
   std::string command_model;
-  bool command_model_named = false;  // set in the config: stt.words must then be its words
+  bool command_model_named = false;  // set in the config: the words must then be its words
   double command_bonus = 1.5;        // stt.command_bonus
   features::FrontEndConfig features;  // the front end the command classifier reads
 
