@@ -1,6 +1,6 @@
 // Fuzz target: the small text formats earshot parses: a sensor timeline (`earshot run --sensors`),
 // an acoustic model's feat.params (stt.front_end = earshot), whose front end is then built and
-// run over a second of audio, and the statements of a JSGF grammar (stt.grammar).
+// run over a second of audio, and a JSGF grammar (stt.grammar): its statements and its word list.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -35,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   RunTimeline(text);
   (void)earshot::stt::CheckJsgfStatements(text);
+  (void)earshot::stt::JsgfWordList(text);
   const earshot::fuzz::MemFile file(data, size);
   RunFeatParams(file.path());
   return 0;
