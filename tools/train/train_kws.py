@@ -327,7 +327,8 @@ def large_run_args(args):
     return {k: v for k, v in vars(args).items() if k not in elsewhere and not k.startswith("small_")}
 
 
-def main():
+def parse_args():
+    """The command line, its combinations checked, the log's default path filled in."""
     here = os.path.dirname(os.path.abspath(__file__))
     root = os.path.normpath(os.path.join(here, "..", ".."))
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -439,6 +440,11 @@ def main():
         name = ("computer_small_train.log" if args.large_from else
                 "computer_more_train.log" if args.large_init else "computer_train.log")
         args.log = os.path.join(root, "models", "kws", name)
+    return args
+
+
+def main():
+    args = parse_args()
     # Every output's directory now, not after hours of training.
     for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)] + \
             ([args.ablation_dir] if args.ablation_dir else []):
