@@ -141,8 +141,8 @@ void Manager::OnLoadDone() {
   loaded_.reset();
   const char* stage = loading_.reload ? "reload" : "governor";
   if (!models.ok()) {
-    Publish(ErrorEvent{EventTime(), stage, models.error().message + " (keeping the current models)"},
-            MonotonicUsec());
+    const std::string message = models.error().message + " (keeping the current models)";
+    Publish(ErrorEvent{EventTime(), stage, message}, MonotonicUsec());
     if (!pending_load_) wanted_sizes_ = active_sizes_;
   } else {
     library_ = loading_.library;

@@ -40,9 +40,10 @@ class SensorReader {
   //
   // Power supplies: supplies of scope "Device" (a wireless mouse's battery) are ignored. A
   // "Battery" gives `capacity` (0-100) and `status`; any other type (Mains, USB, Wireless...) gives
-  // `online`; without a `type`, a supply with a `capacity` is a battery. charging = true if a non-battery supply is online or a battery is Charging or Full;
-  // false if a battery is Discharging or Not charging, or an external supply is offline; unknown
-  // otherwise. Thermal zones: `temp` in millidegrees; values outside [-40, 150] C are garbage.
+  // `online`; without a `type`, a supply with a `capacity` is a battery. charging = true if a
+  // non-battery supply is online or a battery is Charging or Full; false if a battery is
+  // Discharging or Not charging, or an external supply is offline; unknown otherwise. Thermal
+  // zones: `temp` in millidegrees; values outside [-40, 150] C are garbage.
   SensorSample Read();
 
  private:

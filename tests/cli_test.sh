@@ -117,7 +117,8 @@ check "transcribe stats" grep -q '"final_latency_ms"' err.txt
 cp out.txt small.txt
 check "transcribe a governor profile" status_is 0 "$earshot" transcribe --profile saver sample.flac
 check "saver decodes with small" cmp -s out.txt small.txt
-check "transcribe a profile without STT" status_is 1 "$earshot" transcribe --profile critical sample.flac
+check "transcribe a profile without STT" status_is 1 "$earshot" transcribe --profile critical \
+  sample.flac
 check "profile without STT named" one_error_line_naming "governor.critical_stt is off"
 check "transcribe words" status_is 0 "$earshot" transcribe --set 'stt.words=computer|ironing' sample.flac
 check "transcribe bad profile" status_is 2 "$earshot" transcribe --profile huge sample.flac
