@@ -24,6 +24,7 @@ const char* const kUsage =
     "                      (default: governor.sysfs_root)\n"
     "  --print-config      print the effective configuration (defaults, --config, --input,\n"
     "                      --sysfs-root) as TOML and exit\n"
+    "  --version           print the version and exit\n"
     "\n"
     "Signals: SIGTERM/SIGINT finish the current event and exit 0; SIGHUP reloads the models.\n"
     "Exit status: 0 ok, 1 runtime error (named on stderr), 2 usage error.\n";
@@ -45,6 +46,10 @@ Result<Args> ParseArgs(int argc, char** argv) {
     }
     if (name == "--print-config") {
       args.print_config = true;
+      continue;
+    }
+    if (name == "--version") {
+      args.version = true;
       continue;
     }
     std::string* target = name == "--config"       ? &args.options.config_path
@@ -71,6 +76,8 @@ Result<Args> ParseArgs(int argc, char** argv) {
   }
   return args;
 }
+
+const char* const kVersion = "earshotd " EARSHOT_VERSION "\n";
 
 int PrintConfig(const DaemonOptions& options) {
   Result<config::Config> cfg = EffectiveConfig(options);

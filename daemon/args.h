@@ -10,11 +10,13 @@ struct Args {
   DaemonOptions options;
   bool print_config = false;
   bool help = false;
+  bool version = false;
 };
 
 Result<Args> ParseArgs(int argc, char** argv);
 
 extern const char* const kUsage;
+extern const char* const kVersion;  // "earshotd X.Y.Z\n"
 
 // --print-config: the effective configuration (EffectiveConfig) as TOML on stdout; the exit
 // status.

@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (args->help) return std::fputs(earshot::daemon::kUsage, stdout) < 0 ? 1 : 0;
+  if (args->version) return std::fputs(earshot::daemon::kVersion, stdout) < 0 ? 1 : 0;
   if (args->print_config) return earshot::daemon::PrintConfig(args->options);
   auto manager = Manager::Create(args->options);
   if (!manager.ok()) {

@@ -8,6 +8,8 @@ last_error_names() { grep -qF -- "$1" err.txt; }
 
 check "help" status_is 0 "$earshotd" --help
 check "help names the options" grep -q -- "--sysfs-root DIR" out.txt
+check "version" status_is 0 "$earshotd" --version
+check "version printed" grep -qE '^earshotd [0-9]+\.[0-9]+\.[0-9]+$' out.txt
 check "unknown option" status_is 2 "$earshotd" --bogus
 check "unknown option named" last_error_names "--bogus"
 check "option without value" status_is 2 "$earshotd" --input

@@ -22,8 +22,8 @@ void PrintUsage(std::FILE* out) {
     std::fprintf(out, "  %-12.*s %.*s\n", static_cast<int>(c->name.size()), c->name.data(),
                  static_cast<int>(c->synopsis.size()), c->synopsis.data());
   }
-  std::fprintf(out, "\n`earshot COMMAND --help` describes one. Exit status: 0 ok, 1 runtime "
-                    "error, 2 usage error.\n");
+  std::fprintf(out, "\n`earshot COMMAND --help` describes one; `earshot --version` prints the "
+                    "version.\nExit status: 0 ok, 1 runtime error, 2 usage error.\n");
 }
 
 }  // namespace
@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
     PrintUsage(stdout);
     return earshot::cli::kExitOk;
   }
+  if (name == "--version") return std::printf("earshot %s\n", EARSHOT_VERSION) < 0;
   for (const Command* command : kCommands) {
     if (command->name != name) continue;
     auto args = earshot::cli::Parse(*command, argc, argv, 2);
