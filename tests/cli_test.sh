@@ -8,9 +8,9 @@ one_error_line_naming() { [ "$(wc -l <err.txt)" -eq 1 ] && grep -qF "$1" err.txt
 
 # Commands and usage.
 check "help" status_is 0 "$earshot" --help
+check "help lists run" grep -q "^  run " out.txt
 check "version" status_is 0 "$earshot" --version
 check "version printed" grep -qE '^earshot [0-9]+\.[0-9]+\.[0-9]+$' out.txt
-check "help lists run" grep -q "^  run " out.txt
 check "no command" status_is 2 "$earshot"
 check "unknown command" status_is 2 "$earshot" frobnicate
 check "run --help" status_is 0 "$earshot" run --help
