@@ -7,6 +7,8 @@
 # Usage: bench/cascade_cost.sh [OUT_DIR]   (peers installed in $EARSHOT_PEERS_DIR, default
 #        ../shared/peers, with `npm ci` done there)
 set -euo pipefail
+source "$(dirname "$0")/../tools/eval/usage.sh"
+usage_check 0 "$@"
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-out/cascade_cost}
 data=${EARSHOT_DATA_DIR:-$root/../shared/data}

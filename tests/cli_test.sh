@@ -194,4 +194,12 @@ rss_kib=$(tail -1 rss.txt) short_kib=$(tail -1 rss_short.txt)
 echo "2-hour file: peak RSS ${rss_kib} KiB, 3-second file ${short_kib} KiB"
 check "2-hour peak RSS within 32 MiB of the 3-second file's" test $((rss_kib - short_kib)) -lt 32768
 
+# The evaluation scripts: --help prints the usage, too few arguments are a usage error; neither
+# becomes a directory.
+check "eval script --help" status_is 0 "$src/tools/eval/kws_eval.sh" --help
+check "eval script usage printed" grep -q "^Usage: tools/eval/kws_eval.sh EVAL_DIR" out.txt
+check "eval script without arguments" status_is 2 "$src/tools/eval/cmd_eval.sh" list refs
+check "eval script usage on stderr" grep -q "^Usage: tools/eval/cmd_eval.sh LIST" err.txt
+check "no --help directory" test ! -e --help -a ! -e out/kws_eval
+
 finish

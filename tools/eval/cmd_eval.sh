@@ -4,6 +4,8 @@
 #   LIST: `id<TAB>path` (build_eval_audio.py's cmd/cmd.list, or cmd_list.sh's); REFS.tsv: `id<TAB>word`.
 #   Without options the ten Speech Commands words are decoded with stt.words.
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 4 "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 list=$1 ref=$2 out=$3 name=$4; shift 4
 [ $# -gt 0 ] || set -- --set 'stt.words=yes|no|up|down|left|right|on|off|stop|go'

@@ -5,6 +5,8 @@
 # Usage: tools/eval/cmd_list.sh KWS_SPLIT_DIR OUT_DIR   (e.g. ../shared/data/kws/train out/cmd_train)
 #   writes OUT_DIR/cmd.list (`id<TAB>path`) and OUT_DIR/refs.tsv (`id<TAB>word`)
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 2 "$@"
 split=$(cd "$1" && pwd) out=$2
 mkdir -p "$out"
 printf 'id\ttext\n' > "$out/refs.tsv"

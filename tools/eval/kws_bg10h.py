@@ -30,7 +30,7 @@ def utterance_active_power(x, starts_ends):
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) != 3 or sys.argv[1] in ("-h", "--help"):
         sys.exit(__doc__)
     eval_dir, out = sys.argv[1], sys.argv[2]
     ww = os.path.join(eval_dir, "ww")

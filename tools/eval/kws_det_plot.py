@@ -27,7 +27,7 @@ def read(path):
 
 
 def main():
-    if len(sys.argv) < 3:
+    if len(sys.argv) < 3 or sys.argv[1] in ("-h", "--help"):
         sys.exit(__doc__)
     plt.figure(figsize=(6, 4.5))
     colors = plt.get_cmap("tab20").colors  # distinct colours for up to 20 curves

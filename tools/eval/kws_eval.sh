@@ -6,6 +6,8 @@
 # Environment: KWS_BG_LIST replaces the background list (e.g. the 10 hours of kws_bg10h.py);
 #   EARSHOT_BIN the earshot binary (default build/tools/earshot); KWS_NAME the curve's name.
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 1 "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 eval_dir=$1; shift
 out=${1:-out/kws_eval}; [ $# -gt 0 ] && shift

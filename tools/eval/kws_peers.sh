@@ -4,6 +4,8 @@
 # no "computer" model, so only its cost compares). Needs ../shared/peers installed (npm ci).
 # Usage: tools/eval/kws_peers.sh EVAL_DIR PEERS_DIR [OUT_DIR] [COND]
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 2 "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 eval_dir=$1 peers=$2 out=${3:-out/kws_peers} cond=${4:-noisy}
 scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}

@@ -43,7 +43,7 @@ def link_all(src, dst, skip):
 
 
 def main():
-    if len(sys.argv) != 2:
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
         sys.exit(__doc__)
     out = os.path.abspath(sys.argv[1])
     shared_data = os.path.join(os.path.dirname(EVAL_CODE), "data")

@@ -3,6 +3,8 @@
 # Usage: tools/eval/stt_eval.sh LIST REF.tsv OUT_DIR NAME [earshot transcribe options...]
 #   LIST: `id<TAB>path` lines (build_eval_audio.py's stt/stt.list); REF.tsv: `id<TAB>text`.
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 4 "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 list=$1 ref=$2 out=$3 name=$4; shift 4
 scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}/stt_score.py

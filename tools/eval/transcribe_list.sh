@@ -6,6 +6,8 @@
 #   line per file, then the summary) and NAME.hyp.tsv (id<TAB>text).
 #   EARSHOT_BIN: the binary (default build/tools/earshot).
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 3 "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 list=$1 out=$2 name=$3; shift 3
 mkdir -p "$out"

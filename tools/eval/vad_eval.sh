@@ -3,6 +3,8 @@
 # Usage: tools/eval/vad_eval.sh EVAL_DIR [OUT_DIR] [-- earshot vad options...]
 #   EVAL_DIR: the output of `build_eval_audio.py --out EVAL_DIR --only vad` (its vad/ folder is read)
 set -euo pipefail
+source "$(dirname "$0")/usage.sh"
+usage_check 1 "$@"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 eval_dir=$1; shift
 out=${1:-out/vad_eval}; [ $# -gt 0 ] && shift
