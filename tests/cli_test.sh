@@ -34,6 +34,8 @@ check "model a directory" status_is 1 "$earshot" kws --model adir x.wav
 check "model a directory named" one_error_line_naming "adir: is a directory, not a model file"
 check "--sysfs-root missing" status_is 1 "$earshot" run --sysfs-root /nonexistent x.wav
 check "--sysfs-root missing named" one_error_line_naming "'/nonexistent': not a directory"
+check "--sensors and --sysfs-root" status_is 2 "$earshot" run --sensors day.txt --sysfs-root / x.wav
+check "--sensors and --sysfs-root named" one_error_line_naming "give one"
 
 # Golden output on the bundled sample.
 cp "$src/tools/samples/computer_request.flac" sample.flac

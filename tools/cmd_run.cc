@@ -120,6 +120,10 @@ int Run(const Args& args) {
     PrintError(stages.error().message);
     return kExitUsage;
   }
+  if (args.Has("--sensors") && args.Has("--sysfs-root")) {
+    PrintError("run: --sensors and --sysfs-root are two sources for one governor: give one");
+    return kExitUsage;
+  }
   auto front_end = features::FrontEndConfig::FromConfig(*cfg);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
