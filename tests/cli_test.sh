@@ -80,6 +80,7 @@ check "features cepstra c0 follows the level" awk '{ lo = NR == 1 || $1 < lo ? $
   END { exit !(hi - lo > 50) }' out.txt
 check "features cepstra --noise-suppression" status_is 2 "$earshot" features --kind cepstra \
   --noise-suppression sample.flac
+check "features cepstra --noise-suppression named" one_error_line_naming "for logmel and mfcc"
 check "features cepstra no acoustic model" status_is 1 "$earshot" features --kind cepstra \
   --set stt.acoustic_model=nomodel sample.flac
 check "features cepstra no acoustic model named" one_error_line_naming "nomodel/feat.params: cannot open"

@@ -25,8 +25,8 @@ constexpr std::string_view kUsage =
     "          sphinx_cepstra.h; set by stt.acoustic_model's feat.params, not by [features];\n"
     "          noise suppression always on, as pocketsphinx's -remove_noise)\n"
     "Frame k is the analysis window ending at the end of hop k (the stream starts from silence).\n"
-    "--noise-suppression: the log-mel after the front end's noise suppression (features/\n"
-    "noise_suppression.h), as keyword models trained on it see it.\n"
+    "--noise-suppression: logmel and mfcc after the front end's noise suppression (features/\n"
+    "noise_suppression.h), as keyword models trained on it see the log-mel.\n"
     "Front-end parameters: the [features] section of --print-config.\n";
 
 template <typename T>
@@ -88,7 +88,7 @@ int Features(const Args& args) {
   }
   const bool noise_suppression = args.Option("--noise-suppression", "") == "1";
   if (kind == "cepstra" && noise_suppression) {
-    PrintError("features: --noise-suppression is for logmel (cepstra always have it)");
+    PrintError("features: --noise-suppression is for logmel and mfcc (cepstra always have it)");
     return kExitUsage;
   }
   if (kind == "cepstra") return Cepstra(*cfg, args.positional[0]);
