@@ -1,9 +1,11 @@
 // VAD costs per 10 ms frame: its own work (input transform + int8 MLP + decision) apart from the
-// shared front end, and front end + VAD together. Counter `us_per_s`: microseconds of CPU per
+// shared front end, and front end + VAD together; of the bundled model, or of the model file in
+// EARSHOT_VAD_MODEL (another model measured in the same session). Counter `us_per_s`: microseconds of CPU per
 // second of audio ("600u" = 600 us/s = RTF 6e-4), as the peers' timing.json gives (tools/eval/vad_eval.sh sets them side by
 // side: WebRTC VAD and Silero VAD run on the same machine).
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <vector>
 
@@ -14,7 +16,14 @@
 namespace earshot::vad {
 namespace {
 
-const std::string kModel = std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm";
+std::shared_ptr<const VadModel> Model() {
+  const char* path = std::getenv("EARSHOT_VAD_MODEL");
+  static const auto model =
+      VadModel::Load(path != nullptr ? std::string(path)
+                                     : std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm",
+                     features::FrontEndConfig{});
+  return model.value();
+}
 
 // 20 s of a shared speech recording (or of the bundled sample when the data are absent).
 const std::vector<int16_t>& Audio() {
@@ -43,7 +52,7 @@ void BM_Vad_Only(benchmark::State& state) {
     (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
     logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
   }
-  VadSession session(*VadModel::Load(kModel, features::FrontEndConfig{}), VadConfig{});
+  VadSession session(Model(), VadConfig{});
   std::vector<VadFrame> out;
   out.reserve(64);
   size_t frame = 0;
@@ -60,7 +69,7 @@ BENCHMARK(BM_Vad_Only);
 
 void BM_FrontEndPlusVad(benchmark::State& state) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  VadSession session(*VadModel::Load(kModel, features::FrontEndConfig{}), VadConfig{});
+  VadSession session(Model(), VadConfig{});
   const auto& x = Audio();
   std::vector<VadFrame> out;
   out.reserve(64);
