@@ -13,8 +13,8 @@ struct EndpointConfig {
   int endpoint_silence_frames = 70;    // 700 ms
   int max_utterance_frames = 1000;     // 10 s
   int no_speech_timeout_frames = 400;  // 4 s
-  // Speech in the first frames after the start is the keyword's trail (the VAD's hangover and
-  // smoothing), not the request: it counts only if it goes on past them.
+  // Speech in the first frames after the start is the keyword's trail (the VAD model's look back,
+  // its smoothing and its hangover), not the request: it counts only if it goes on past them.
   int trail_frames = 0;
   static EndpointConfig FromConfig(const config::Config& config);
 };
