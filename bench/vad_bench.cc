@@ -1,8 +1,8 @@
 // VAD costs per 10 ms frame: its own work (input transform + int8 MLP + decision) apart from the
 // shared front end, and front end + VAD together; of the bundled model, or of the model file in
-// EARSHOT_VAD_MODEL (another model measured in the same session). Counter `us_per_s`: microseconds of CPU per
-// second of audio ("600u" = 600 us/s = RTF 6e-4), as the peers' timing.json gives (tools/eval/vad_eval.sh sets them side by
-// side: WebRTC VAD and Silero VAD run on the same machine).
+// EARSHOT_VAD_MODEL (another model measured in the same session). Counter `cpu_per_audio`: CPU
+// time per second of audio ("83u" = 83 us/s = RTF 8.3e-5), as the peers' timing.json gives it for
+// WebRTC VAD and Silero VAD (../shared/peers) run on the same machine.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>

@@ -30,7 +30,8 @@ PAUSES_S = (0.0, 0.3, 0.6)
 
 
 def sox(*args):
-    subprocess.run(["sox", "-R", *args], check=True, stderr=subprocess.DEVNULL)  # -R: no random dither
+    # -R: no random dither, the same mixes every run.
+    subprocess.run(["sox", "-R", *args], check=True, stderr=subprocess.DEVNULL)
 
 
 def duration(path):

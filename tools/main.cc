@@ -38,7 +38,10 @@ int main(int argc, char** argv) {
     PrintUsage(stdout);
     return earshot::cli::kExitOk;
   }
-  if (name == "--version") return std::printf("earshot %s\n", EARSHOT_VERSION) < 0;
+  if (name == "--version") {
+    const bool printed = std::printf("earshot %s\n", EARSHOT_VERSION) > 0;
+    return printed ? earshot::cli::kExitOk : earshot::cli::kExitRuntime;
+  }
   for (const Command* command : kCommands) {
     if (command->name != name) continue;
     auto args = earshot::cli::Parse(*command, argc, argv, 2);
