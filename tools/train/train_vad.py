@@ -94,8 +94,8 @@ def main():
     p.add_argument("--out", default=os.path.join(root, "models", "vad", "vad.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "vad", "vad_train.log"))
     p.add_argument("--vectors", default=os.path.join(root, "tests", "data", "vad_vectors.txt"))
-    p.add_argument("--streams", type=int, default=1440,
-                   help="speech streams, and an eighth as many of noise alone (bundled: 1440)")
+    p.add_argument("--streams", type=int, default=2880,
+                   help="speech streams, and an eighth as many of noise alone (bundled: 2880)")
     p.add_argument("--hidden", default="32,16", help="hidden layer widths")
     p.add_argument("--context", default=",".join(map(str, vad_input.CONTEXT)),
                    help="frame offsets the model reads around the scored frame, ascending")
