@@ -91,9 +91,8 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
   settings.endpoint = stt::EndpointConfig::FromConfig(config);
   // After the keyword the VAD says speech while its model still reads the keyword in its context
   // (frames back to the first offset), then for half its smoothing and its hangover.
-  const int lookback_frames = models.vad != nullptr ? -models.vad->context().front() : 0;
   settings.endpoint.trail_frames =
-      lookback_frames + settings.vad.smooth_half_frames + settings.vad.hangover_frames;
+      models.vad->lookback() + settings.vad.smooth_half_frames + settings.vad.hangover_frames;
   settings.preroll_frames = static_cast<int>(config.Int("audio.preroll_ms") / audio::kFrameMs);
   settings.partial_interval_frames =
       static_cast<int>(config.Int("stt.partial_interval_ms") / audio::kFrameMs);

@@ -5,6 +5,8 @@
 #include <functional>
 #include <string>
 
+#include "config/read_file.h"
+
 namespace earshot::stt {
 namespace {
 
@@ -145,6 +147,10 @@ std::optional<std::vector<std::string>> Alternatives(std::string_view body) {
 }
 
 }  // namespace
+
+Result<std::string> ReadGrammarFile(const std::string& path) {
+  return config::ReadWholeFile(path, size_t{16} << 20, "a grammar");
+}
 
 Status CheckJsgfStatements(std::string_view text) {
   return ForEachStatement(text, [](std::string_view s, int line, bool first) -> Status {

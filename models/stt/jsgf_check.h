@@ -18,6 +18,9 @@ namespace earshot::stt {
 // `grammar NAME;`, `import <NAME>;` or a rule `[public] <NAME> = ...;`, and end in ';'.
 Status CheckJsgfStatements(std::string_view text);
 
+// A grammar file's text (config::ReadWholeFile, bounded at 16 MB): its errors name the file.
+Result<std::string> ReadGrammarFile(const std::string& path);
+
 // The words of a grammar whose one rule is public and says one of them ("yes | no | up", in
 // parentheses or not), in its order; nothing for any other grammar (several rules, sequences,
 // optional or repeated parts, weights, tags, references to rules).

@@ -136,7 +136,7 @@ Status CheckWords(ps_decoder_t* decoder, const std::string& words, const std::st
 
 // stt.grammar: a regular file of at most 16 MiB whose statements pocketsphinx can place.
 Status CheckGrammarFile(const std::string& path) {
-  Result<std::string> text = config::ReadWholeFile(path, size_t{16} << 20, "a grammar");
+  Result<std::string> text = ReadGrammarFile(path);
   if (!text.ok()) return text.error();
   if (Status statements = CheckJsgfStatements(*text); !statements.ok()) {
     return Error{path + ": not a JSGF grammar: " + statements.error().message};

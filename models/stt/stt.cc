@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "config/paths.h"
-#include "config/read_file.h"
 #include "models/stt/command_fusion.h"
 #include "models/stt/jsgf_check.h"
 #include "models/stt/pocketsphinx_backend.h"
@@ -33,7 +32,7 @@ std::string Joined(const std::vector<std::string>& words) {
 // when the decoder loaded it.
 std::string CommandWords(const SttConfig& c) {
   if (!c.words.empty() || c.grammar.empty()) return c.words;
-  Result<std::string> text = config::ReadWholeFile(c.grammar, size_t{16} << 20, "a grammar");
+  Result<std::string> text = ReadGrammarFile(c.grammar);
   if (!text.ok()) return "";
   std::optional<std::vector<std::string>> words = JsgfWordList(*text);
   return words ? Joined(*words) : "";

@@ -7,6 +7,7 @@
 // per frame, and no allocation after construction.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -44,6 +45,7 @@ class VadModel {
   int width() const { return bands_ + 1; }  // inputs per frame
   std::span<const int32_t> context() const { return context_; }
   int lookahead() const { return context_.back(); }
+  int lookback() const { return std::max(0, -context_.front()); }  // frames before the scored one
   const InputTransform& transform() const { return transform_; }
   const models::Int8Mlp& mlp() const { return mlp_; }
 
