@@ -124,6 +124,21 @@ peaks = [int(y[r, 0, :, 0].argmax()) for r in range(3)]
 assert torch.equal(y[0], x[0]), "warp factor 1 changed the bands"
 assert peaks[1] > 20 > peaks[2], f"peaks at {peaks}: 1.1 should move band 20 up, 0.9 down"
 PY
+# The random microphone (--channel): 700 Hz passes (at least 0.77 of it at any draw), 7 kHz does not
+# (at most 0.66: the low-pass is at 6 kHz or below).
+/usr/bin/python3 - "$src/tools/train" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import augment
+rng = np.random.default_rng(1)
+t = np.arange(16000) / 16000
+for hz, lo, hi in ((700, 0.77, 1.0), (7000, 0.0, 0.66)):
+    x = np.sin(2 * np.pi * hz * t)
+    for _ in range(50):
+        kept = np.std(augment.microphone(x, rng)) / np.std(x)
+        assert lo <= kept <= hi, f"{hz} Hz kept {kept:.3f}, not in [{lo}, {hi}]"
+PY
 # A tiny command classifier (a couple of synthetic words each when the synthesisers are there, one
 # folder of other words as an extra class), cross-validated against a decoder's words (here: each
 # clip's own word, so fused = 100% at any bonus but 0), read by the C++ with the script's
@@ -135,7 +150,7 @@ for f in "$data"/kws/train/*/*.flac; do
 done > "$tmp/own_words.tsv"
 /usr/bin/python3 "$src/tools/train/train_commands.py" --data "$data" --earshot "$build/tools/earshot" \
   --copies 1 "${command_synth[@]}" --extra wakeword/computer/train --extra-copies 0 \
-  --steps 4 --warp 0.1 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
+  --steps 4 --warp 0.1 --channel 0.5 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
   --out "$tmp/commands.eshm" --log "$tmp/commands.log" --vectors "$tmp/command_vectors.txt"
 grep -q "^  fused, bonus 1000: 138/138 (100.0%)" "$tmp/commands.log" || { cat "$tmp/commands.log"; exit 1; }
 # The vectors of the trained network, then those of the file read back (--vectors-of).

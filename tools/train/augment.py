@@ -117,6 +117,19 @@ def read_rirs(data):
     return rirs
 
 
+def microphone(x, rng):
+    """x through a random microphone and channel: a Butterworth-shaped low-pass (cutoff 1-6 kHz,
+    log-uniform; order 1-4) and high-pass (50-400 Hz; order 1-2), zero phase (FFT magnitudes):
+    muffled, small or distant microphones that cut the consonants' band."""
+    spec = np.fft.rfft(x)
+    f = np.maximum(np.fft.rfftfreq(len(x), 1 / audio_io.SR), 1e-3)
+    low = np.exp(rng.uniform(np.log(1000), np.log(6000)))
+    high = np.exp(rng.uniform(np.log(50), np.log(400)))
+    gain = 1 / np.sqrt(1 + (f / low) ** (2 * rng.integers(1, 5)))
+    gain /= np.sqrt(1 + (high / f) ** (2 * rng.integers(1, 3)))
+    return np.fft.irfft(spec * gain, len(x))
+
+
 def reverberate(x, h):
     """x convolved with the impulse response h (FFT), keeping a quarter of the tail."""
     n_fft = 1 << int(np.ceil(np.log2(len(x) + len(h))))

@@ -6,6 +6,7 @@ joins it to pocketsphinx's word).
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
            [--synth cache|DIR|none] [--extra DIR,...|none] [--members 3] [--steps 4000] [--warp 0]
+           [--channel 0]
            [--folds 5 --ps-hyps HYP.tsv]
            [--vectors FILE]
        tools/train/train_commands.py --vectors-of MODEL --vectors FILE   (vectors only)
@@ -27,8 +28,9 @@ synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-w
 --synth-copies copies, SYNTH_PER_BATCH (21) clips of each batch; and the recordings of each --extra
 folder (by default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies
 copies, --extra-per-batch more clips in each batch; --warp W moves each training row's bands as a
-vocal tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off). Seeded:
-the same data give the same model.
+vocal tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off); --channel P
+puts a share P of the augmented copies through a random microphone (augment.microphone; 0, the
+bundled model: off). Seeded: the same data give the same model.
 The defaults train the bundled model (models/stt/commands.eshm), as its log shows.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
 fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
@@ -92,7 +94,8 @@ def command_window(x, rng=None, max_shift=0):
 
 
 class Augmenter:
-    def __init__(self, data):
+    def __init__(self, data, channel):
+        self.channel = channel  # the share of copies through augment.microphone
         self.noises = [audio_io.read_audio(f).astype(np.float64)
                        for f in augment.list_audio(data, "noise")]
         self.rirs = augment.read_rirs(data)
@@ -109,6 +112,8 @@ class Augmenter:
             n = noise[start:start + len(x)]
             snr = rng.uniform(5, 30)
             x = x + n * np.sqrt(augment.active_power(x) / (np.mean(n * n) + 1e-9) * 10 ** (-snr / 10))
+        if self.channel and rng.uniform() < self.channel:
+            x = augment.microphone(x, rng)
         x = x * 10 ** (rng.uniform(-25, 5) / 20)
         peak = np.abs(x).max()
         return x * (32000 / peak) if peak > 32000 else x
@@ -117,9 +122,9 @@ class Augmenter:
 AUGMENTER = None  # each feature worker's own
 
 
-def start_worker(data):
+def start_worker(data, channel):
     global AUGMENTER
-    AUGMENTER = Augmenter(data)
+    AUGMENTER = Augmenter(data, channel)
 
 
 def clip_features(job):
@@ -135,7 +140,7 @@ def clip_features(job):
 def features(args, paths, copies, seed, log, what):
     t = time.time()
     jobs = [(args.earshot, p, copies, seed + i) for i, p in enumerate(paths)]
-    with Pool(2, initializer=start_worker, initargs=(args.data,)) as pool:
+    with Pool(2, initializer=start_worker, initargs=(args.data, args.channel)) as pool:
         x = np.stack(pool.map(clip_features, jobs, chunksize=8))
     log(f"{what}: {len(paths)} clips x {1 + copies} copies of log-mel ({time.time() - t:.0f} s)")
     return x
@@ -394,6 +399,8 @@ def main():
                    help=f"batches of {BATCH} (+ --extra-per-batch) per network")
     p.add_argument("--warp", type=float, default=0.0,
                    help="vocal tract length perturbation: band warp factors 1 +- this (0: none)")
+    p.add_argument("--channel", type=float, default=0.0,
+                   help="share of augmented copies through a random microphone (0: none)")
     p.add_argument("--members", type=int, default=3, help="networks in the ensemble")
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
