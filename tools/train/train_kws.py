@@ -15,7 +15,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--neg-speed]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
-The defaults give the bundled large model (the small one: the README's second command); the other
+The defaults give the bundled large model (the small SD2: the README's Training block); the other
 options are the variants of docs/kws.md's table (C77P, the large model before: --conv 5,2,56 --conv2
 none --hidden 64; R, before it: --conv2 none --hidden 64 --frames 56 --conv 5,2,80 --epochs 8
 --mine-rounds 4 --small-channels 40; the models before it: --conv2 none --hidden 64 --frames 56
