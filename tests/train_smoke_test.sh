@@ -139,6 +139,10 @@ for hz, lo, hi in ((700, 0.77, 1.0), (7000, 0.0, 0.66)):
         kept = np.std(augment.microphone(x, rng)) / np.std(x)
         assert lo <= kept <= hi, f"{hz} Hz kept {kept:.3f}, not in [{lo}, {hi}]"
 PY
+if out=$(/usr/bin/python3 "$src/tools/train/train_commands.py" --channel 2 2>&1); then
+  echo "train_commands.py --channel 2 was accepted"; exit 1
+fi
+grep -q "a share, from 0 to 1" <<<"$out" || { echo "$out"; exit 1; }
 # A tiny command classifier (a couple of synthetic words each when the synthesisers are there, one
 # folder of other words as an extra class), cross-validated against a decoder's words (here: each
 # clip's own word, so fused = 100% at any bonus but 0), read by the C++ with the script's

@@ -405,6 +405,8 @@ def main():
     p.add_argument("--folds", type=int, default=0, help="cross-validate by speaker first (0: no)")
     p.add_argument("--ps-hyps", help="the decoder's words on kws/train (with --folds)")
     args = p.parse_args()
+    if not 0 <= args.channel <= 1:
+        p.error(f"--channel {args.channel}: a share, from 0 to 1")
     torch.set_num_threads(2)
     sample = os.path.join(root, "tools", "samples", "computer_request.flac")
     if args.vectors_of:
