@@ -40,13 +40,20 @@ pieces+=("$out/gap.wav" "$out/request.wav" "$out/gap.wav")
 sox "${pieces[@]}" "$out/day_speech.wav"
 sox -m -v 1 "$out/day_speech.wav" -v 1 "$out/noise_long.wav" "$out/day.wav" trim 0 1200
 
+# Per case: earshot's stages from `earshot bench`; each peer's compute time per second of audio
+# from its timing.json; each peer's output in its own log.
+us() { awk -F'\t' -v s="$1" '$1==s {print $3}' "$out/$case.bench.tsv"; }
+peer_us() {
+  /usr/bin/python3 -c "import json,sys; t=json.load(open(sys.argv[1])); print(f\"{1e6*t['proc_s']/t['audio_s']:.1f}\")" \
+    "$1/timing.json"
+}
 printf 'case\tearshot_us_per_s\tfront_end\tvad\tkws\tstt\twakes\tpeers_us_per_s\toww\tsilero\tratio\n'
 for case in noise speech day; do
   "$earshot" bench "$out/$case.wav" >"$out/$case.bench.tsv"
-  us() { awk -F'\t' -v s="$1" '$1==s {print $3}' "$out/$case.bench.tsv"; }
-  node "$peers/kws_openwakeword.mjs" --models hey_jarvis --out-dir "$out/oww_$case" "$out/$case.wav" >"$out/peers_$case.log" 2>&1
-  node "$peers/vad_silero.mjs" --no-frames --out-dir "$out/silero_$case" "$out/$case.wav" >"$out/peers_$case.log" 2>&1
-  peer_us() { /usr/bin/python3 -c "import json,sys; t=json.load(open(sys.argv[1])); print(f\"{1e6*t['proc_s']/t['audio_s']:.1f}\")" "$1/timing.json"; }
+  node "$peers/kws_openwakeword.mjs" --models hey_jarvis --out-dir "$out/oww_$case" "$out/$case.wav" \
+    >"$out/oww_$case.log" 2>&1
+  node "$peers/vad_silero.mjs" --no-frames --out-dir "$out/silero_$case" "$out/$case.wav" \
+    >"$out/silero_$case.log" 2>&1
   oww=$(peer_us "$out/oww_$case"); silero=$(peer_us "$out/silero_$case")
   total=$(us total)
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$total" "$(us front_end)" "$(us vad)" \

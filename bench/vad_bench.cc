@@ -16,13 +16,14 @@
 namespace earshot::vad {
 namespace {
 
-std::shared_ptr<const VadModel> Model() {
+// Loaded once; its error (a bad EARSHOT_VAD_MODEL) skips each benchmark with the loader's message.
+const Result<std::shared_ptr<const VadModel>>& Model() {
   const char* path = std::getenv("EARSHOT_VAD_MODEL");
   static const auto model =
       VadModel::Load(path != nullptr ? std::string(path)
                                      : std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm",
                      features::FrontEndConfig{});
-  return model.value();
+  return model;
 }
 
 // 20 s of a shared speech recording (or of the bundled sample when the data are absent).
@@ -52,7 +53,9 @@ void BM_Vad_Only(benchmark::State& state) {
     (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
     logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
   }
-  VadSession session(Model(), VadConfig{});
+  const auto& model = Model();
+  if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
+  VadSession session(*model, VadConfig{});
   std::vector<VadFrame> out;
   out.reserve(64);
   size_t frame = 0;
@@ -69,7 +72,9 @@ BENCHMARK(BM_Vad_Only);
 
 void BM_FrontEndPlusVad(benchmark::State& state) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  VadSession session(Model(), VadConfig{});
+  const auto& model = Model();
+  if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
+  VadSession session(*model, VadConfig{});
   const auto& x = Audio();
   std::vector<VadFrame> out;
   out.reserve(64);
