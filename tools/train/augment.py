@@ -134,3 +134,38 @@ def reverberate(x, h):
     """x convolved with the impulse response h (FFT), keeping a quarter of the tail."""
     n_fft = 1 << int(np.ceil(np.log2(len(x) + len(h))))
     return np.fft.irfft(np.fft.rfft(x, n_fft) * np.fft.rfft(h, n_fft), n_fft)[:len(x) + len(h) // 4]
+
+
+def device_channel(x, rng):
+    """x as a device's own microphone and codec deliver it, each part on its own share of the calls:
+    a band limit (a steep low-pass at 3-8 kHz with nothing above, as an 8 kHz codec or a cheap
+    MEMS microphone's anti-aliasing gives; 70%), mains hum (50 or 60 Hz and its harmonics, 45-25 dB
+    under the signal; 35%), automatic gain control (slow level changes of up to +-8 dB; 35%),
+    clipping (the peaks 0-6 dB over full scale; 15%) and codec noise (8-bit mu-law; 20%)."""
+    x = x.copy()
+    if rng.uniform() < 0.7:
+        spec = np.fft.rfft(x)
+        f = np.fft.rfftfreq(len(x), 1 / audio_io.SR)
+        cut = rng.uniform(3000, 8000)
+        spec *= np.clip((cut - f) / 150 + 0.5, 0, 1)  # 150 Hz transition, then nothing
+        x = np.fft.irfft(spec, len(x))
+    rms = np.sqrt(np.mean(x * x)) + 1e-9
+    if rng.uniform() < 0.35:
+        t = np.arange(len(x)) / audio_io.SR
+        base = rng.choice([50.0, 60.0])
+        hum = sum(rng.uniform(0.1, 1) / k * np.sin(2 * np.pi * base * k * t + rng.uniform(0, 6))
+                  for k in range(1, 8))
+        x = x + unit_rms(hum) * rms * 10 ** (-rng.uniform(25, 45) / 20)
+    if rng.uniform() < 0.35:
+        knots = rng.uniform(-8, 8, size=max(2, int(len(x) / audio_io.SR / rng.uniform(0.3, 2)) + 2))
+        gain_db = np.interp(np.arange(len(x)), np.linspace(0, len(x), len(knots)), knots)
+        x = x * 10 ** (gain_db / 20)
+    if rng.uniform() < 0.15:
+        peak = np.abs(x).max() + 1e-9
+        x = np.clip(x * 32767 * 10 ** (rng.uniform(0, 6) / 20) / peak, -32767, 32767)
+    if rng.uniform() < 0.2:
+        peak = np.abs(x).max() + 1e-9
+        y = np.sign(x) * np.log1p(255 * np.abs(x) / peak) / np.log(256)  # mu-law, 8 bits
+        y = np.round(y * 127) / 127
+        x = np.sign(y) * (256 ** np.abs(y) - 1) / 255 * peak
+    return x

@@ -9,7 +9,7 @@ import numpy as np
 import audio_io
 import kws_input
 import vad_input
-from augment import active_power, reverberate
+from augment import active_power, device_channel, reverberate
 
 
 def keyword_span(x):
@@ -59,11 +59,17 @@ class Sources:
                 "spos": self.synth_pos, "near": self.near}[kind]
         return self.read(pool[rng.integers(0, len(pool))])
 
+    def pick_labelled(self, rng, kind):
+        """A clip of `kind` and its label: 1 for a keyword, 0 for a negative (the shared trunk's
+        word sources label each word with its class: train_kws_trunk.py)."""
+        return self.pick(rng, kind), int(kind in ("pos", "spos"))
+
 
 def place(rng, x, positive, rirs, neg_speed=False):
-    """One clip, augmented, padded to whole hops, and its targets: 1 on the hops from 30 ms before
-    to 120 ms after the keyword's last voiced frame, -1 (not scored) on the rest of the keyword.
-    Keywords change speed; with neg_speed, negatives too."""
+    """One clip, augmented, padded to whole hops, and its targets: `positive` (1, or a word's class)
+    on the hops from 30 ms before to 120 ms after the keyword's last voiced frame, -1 (not scored)
+    on the rest of the keyword; 0 everywhere for a negative (positive 0 or False). Keywords change
+    speed; with neg_speed, negatives too."""
     x = x * 10 ** (rng.uniform(-12, 6) / 20)
     if positive or neg_speed:
         x = change_speed(x, rng.uniform(0.88, 1.12))
@@ -77,7 +83,7 @@ def place(rng, x, positive, rirs, neg_speed=False):
     t = np.zeros(n // audio_io.HOP)
     if positive:
         t[first:min(len(t), last + 30)] = -1
-        t[max(0, last - 3):min(len(t), last + 13)] = 1
+        t[max(0, last - 3):min(len(t), last + 13)] = positive
     return xp, t
 
 
@@ -91,10 +97,11 @@ def positive_kind(rng, sources):
     return "spos" if sources.synth_pos_frac and rng.uniform() < sources.synth_pos_frac else "pos"
 
 
-def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0, neg_speed=False):
+def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0, neg_speed=False, channel=0.0):
     """Clips in random order with 0.1-0.8 s gaps; speech negatives half the time (of those not
     synthetic; `sources.speech_frac`); noise at 0-20 dB SNR on 80% of the streams. With start_cut,
-    that share of the streams starts 0-2 s later (cut_start); neg_speed: see place."""
+    that share of the streams starts 0-2 s later (cut_start); neg_speed: see place; with channel,
+    that share of the streams goes through a device's microphone and codec (augment.device_channel)."""
     kinds = ([positive_kind(rng, sources) for _ in range(n_pos)] +
              [negative_kind(rng, sources) for _ in range(n_neg)])
     rng.shuffle(kinds)
@@ -103,13 +110,15 @@ def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0, neg_spe
         gap = int(rng.uniform(0.1, 0.8) * 100) * audio_io.HOP
         pieces.append(np.zeros(gap))
         targets.append(np.zeros(gap // audio_io.HOP))
-        xp, t = place(rng, sources.pick(rng, kind), kind in ("pos", "spos"), rirs, neg_speed)
+        xp, t = place(rng, *sources.pick_labelled(rng, kind), rirs, neg_speed)
         pieces.append(xp)
         targets.append(t)
     s, y = np.concatenate(pieces), np.concatenate(targets)
     if rng.uniform() < 0.8 and active_power(s) > 0:
         snr = rng.uniform(0, 20)
         s = s + noise.sample(len(s)) * np.sqrt(active_power(s) / 10 ** (snr / 10))
+    if channel and rng.uniform() < channel:
+        s = device_channel(s, rng)
     if start_cut and rng.uniform() < start_cut:
         s, y = cut_start(s, y, int(rng.uniform(0, 2) * 100))
     return s, y
@@ -126,14 +135,15 @@ def cut_start(s, y, hops):
 
 
 def make_set(earshot, rng, sources, rirs, noise, n_streams, context, log, n_pos=3, n_neg=6,
-             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=(), start_cut=0.0, neg_speed=False):
+             neg_stride=3, transform=kws_input.TRANSFORM, mel_args=(), start_cut=0.0, neg_speed=False,
+             channel=0.0):
     """Model inputs (int8 rows) and targets of n_streams streams (build_stream's). Negative hops far
     from a keyword are kept one in `neg_stride` (neighbouring hops are nearly the same input).
     mel_args: options of `earshot features` (kws_input.mel_args: the model's noise suppression)."""
     xs, ys = [], []
     t0 = time.time()
     for _ in range(n_streams):
-        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut, neg_speed)
+        s, y = build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut, neg_speed, channel)
         mel = audio_io.logmel(earshot, s, mel_args)
         y = y[:len(mel)]
         keep = (y != 0) | (np.arange(len(y)) % neg_stride == 0)

@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio_io  # noqa: E402
 
 SEED = 20261122
-VERSION = 2  # bump when the lists or the recipe change: a new cache directory is made
+VERSION = 3  # bump when the lists or the recipe change: a new cache directory is made
 
 KEYWORD = "computer"
 # Words and phrases that share sounds with "computer" (never the word itself, nor a word it is
@@ -76,6 +76,8 @@ def render(rng, variants, engine, text, path):
             speed, pitch = int(rng.integers(110, 220)), int(rng.integers(15, 90))
             cmd = ["espeak-ng", "-v", voice, "-s", str(speed), "-p", str(pitch),
                    "-a", "120", "-w", raw, text]
+            if " " in text:  # a pause of 0-150 ms between the words
+                cmd[1:1] = ["-g", str(int(rng.integers(0, 16)))]
         else:
             voice = FLITE_VOICES[rng.integers(0, len(FLITE_VOICES))]
             stretch = round(float(rng.uniform(0.75, 1.4)), 2)
@@ -116,6 +118,13 @@ def fingerprint(jobs):
     for kind, text in jobs:
         h.update(f"{kind}\t{text}\n".encode())
     return h.hexdigest()[:10]
+
+
+def phrase_plan(phrase, near, sentences, n_pos, per_near, per_sentence):
+    """(kind, text) of a wake word's set (train_wakeword.py): the phrase n_pos times (kind pos),
+    each near miss per_near times (near) and each sentence per_sentence times (other)."""
+    return ([("pos", phrase)] * n_pos + [("near", w) for w in near for _ in range(per_near)] +
+            [("other", s) for s in sentences for _ in range(per_sentence)])
 
 
 def word_plan(words, per_word):

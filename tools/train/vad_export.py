@@ -72,12 +72,28 @@ def layer_geometry(layer):
 def quantize(weights, input_scale, calibration, context, logit_q=LOGIT_Q, temperature=1.0):
     """weights: [(W, b)] or [(W, b, conv)] float per layer, conv = (k, s, w) for a convolution
     over time; calibration: int8 model inputs to size activations."""
+    layers, _ = quantize_layers(weights, input_scale, calibration, logit_q)
+    k = np.arange(2 * LOGIT_HALF_RANGE)
+    logit = (k - LOGIT_HALF_RANGE) / 2 ** logit_q / temperature
+    sigmoid = np.round(32767 / (1 + np.exp(-logit))).astype(np.uint16)
+    return dict(layers=layers, sigmoid=sigmoid, context=tuple(context))
+
+
+def quantize_hidden(weights, input_scale, calibration):
+    """Hidden layers only (every one with ReLU and int8 outputs): (layers, the real value of one
+    step of the last one's outputs)."""
+    return quantize_layers(weights, input_scale, calibration, None)
+
+
+def quantize_layers(weights, input_scale, calibration, logit_q):
+    """The int8 layers and the last one's output scale; the last layer is the logit in
+    Q(logit_q), or hidden when logit_q is None."""
     layers = []
     s_in = input_scale
     a = calibration.astype(np.float64) * input_scale
     for i, layer in enumerate(weights):
         w, b, conv = layer_geometry(layer)
-        last = i == len(weights) - 1
+        last = i == len(weights) - 1 and logit_q is not None
         # A channel whose weights all but vanished keeps a scale near the layer's, so its bias and
         # requantisation stay in range.
         s_w = np.maximum(np.abs(w).max(axis=1), 1e-3 * np.abs(w).max()) / 127
@@ -93,10 +109,7 @@ def quantize(weights, input_scale, calibration, context, logit_q=LOGIT_Q, temper
             assert not last, "the output layer is dense"
             layers[-1]["conv"] = np.array(conv, np.int32)
         s_in = s_out
-    k = np.arange(2 * LOGIT_HALF_RANGE)
-    logit = (k - LOGIT_HALF_RANGE) / 2 ** logit_q / temperature
-    sigmoid = np.round(32767 / (1 + np.exp(-logit))).astype(np.uint16)
-    return dict(layers=layers, sigmoid=sigmoid, context=tuple(context))
+    return layers, s_in
 
 
 def run_int(q, x, batch=4096):
@@ -106,21 +119,29 @@ def run_int(q, x, batch=4096):
 
 
 def run_int_batch(q, x):
+    out = layer_int(q["layers"][-1], hidden_int(q["layers"][:-1], x))
+    z = np.clip(out[:, 0, 0], -LOGIT_HALF_RANGE, LOGIT_HALF_RANGE - 1)
+    return q["sigmoid"][z + LOGIT_HALF_RANGE].astype(np.int32)
+
+
+def hidden_int(layers, x):
+    """The int8 outputs (0 .. 127, as int64) of hidden layers on (n, inputs) int8 rows."""
+    a = x.astype(np.int64)
+    for layer in layers:
+        a = np.clip(layer_int(layer, a), 0, 127).reshape(len(a), -1)
+    return a
+
+
+def layer_int(layer, a):
+    """One layer's requantised outputs (n, positions, channels) before clamping."""
     # The products in float64 (BLAS, not numpy's integer loops): exact, for every partial sum is an
     # integer far below 2^53 (the int32 accumulator's range is asserted below).
-    a = x.astype(np.int64)
-    for i, layer in enumerate(q["layers"]):
-        conv = layer.get("conv")
-        products = windows(a, None if conv is None else tuple(int(v) for v in conv)).astype(np.float64) @ \
-            layer["weight"].astype(np.float64).T
-        acc = products.astype(np.int64) + layer["bias"].astype(np.int64)
-        assert np.abs(acc).max() < 2 ** 31, "int32 accumulator overflow"
-        out = requantize(acc, layer["mult"].astype(np.int64), layer["shift"].astype(np.int64))
-        if i < len(q["layers"]) - 1:
-            a = np.clip(out, 0, 127).reshape(len(a), -1)
-        else:
-            z = np.clip(out[:, 0, 0], -LOGIT_HALF_RANGE, LOGIT_HALF_RANGE - 1)
-            return q["sigmoid"][z + LOGIT_HALF_RANGE].astype(np.int32)
+    conv = layer.get("conv")
+    products = windows(a, None if conv is None else tuple(int(v) for v in conv)).astype(np.float64) @ \
+        layer["weight"].astype(np.float64).T
+    acc = products.astype(np.int64) + layer["bias"].astype(np.int64)
+    assert np.abs(acc).max() < 2 ** 31, "int32 accumulator overflow"
+    return requantize(acc, layer["mult"].astype(np.int64), layer["shift"].astype(np.int64))
 
 
 def tensors(q):

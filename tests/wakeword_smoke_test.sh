@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Smoke test of the wake word from text (tools/train/train_wakeword.py): a phrase with a word the
+# dictionary cannot pronounce is a usage error naming the word; a tiny shared trunk and two tiny
+# keyword models trained on it from text alone load in C++, score bit for bit as the scripts'
+# integer reference, carry their phrase and share the trunk's bytes. Skips without PyTorch, the
+# synthesisers or the data.
+# Usage: tests/wakeword_smoke_test.sh BUILD_DIR
+set -euo pipefail
+build=$(realpath "$1")
+src=$(cd "$(dirname "$0")/.." && pwd)
+data=${EARSHOT_DATA_DIR:-$src/../shared/data}
+train=$src/tools/train
+if ! /usr/bin/python3 -c "import torch" 2>/dev/null || ! command -v espeak-ng >/dev/null ||
+    ! command -v flite >/dev/null; then
+  echo "SKIP: python3-torch, espeak-ng or flite missing (tools/setup.sh --training installs them)"; exit 0
+fi
+if [ ! -d "$data/speech" ]; then echo "SKIP: no shared data at $data"; exit 0; fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+export EARSHOT_CACHE=$tmp/cache
+common=(--data "$data" --earshot "$build/tools/earshot")
+
+# A word with no pronunciation: exit 2, the word named, no model written.
+rc=0
+/usr/bin/python3 "$train/train_wakeword.py" "hey qxzvbl" --out "$tmp/bad.eshm" "${common[@]}" \
+  2> "$tmp/bad.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "'qxzvbl': no pronunciation" "$tmp/bad.err" && [ ! -e "$tmp/bad.eshm" ]
+
+/usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \
+  --epochs 1 --synth-per-word 1 --vocabulary 4 > /dev/null
+for phrase in "hey snowboy" "kitchen light"; do
+  name=${phrase// /_}
+  /usr/bin/python3 "$train/train_wakeword.py" "$phrase" --tiny --trunk "$tmp/trunk.eshm" \
+    --out "$tmp/$name.eshm" "${common[@]}" > /dev/null
+  "$build/tools/earshot" kws --set kws.smooth_ms=10 --model "$tmp/$name.eshm" \
+    "$src/tools/samples/computer_request.flac" > "$tmp/$name.tsv"
+done
+/usr/bin/python3 - "$train" "$tmp" "$build/tools/earshot" "$src/tools/samples/computer_request.flac" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import audio_io, kws_input, vad_export, vad_input
+tmp, earshot, sample = sys.argv[2:]
+mel = audio_io.logmel(earshot, audio_io.read_audio(sample))
+files = {}
+for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen light")):
+    t = vad_export.read_tensors(f"{tmp}/{name}.eshm")
+    files[name] = t
+    assert "".join(chr(c) for c in t["kws_phrase"]) == phrase, t["kws_phrase"]
+    assert 16384 <= int(t["kws_default_threshold"][0]) <= 31129
+    q = vad_export.mlp_from_tensors(t)
+    rows = vad_input.stack_context(kws_input.frame_inputs(mel, tuple(t["kws_transform"])), q["context"])
+    want = vad_export.run_int(q, rows)
+    got = np.array([round(float(line.split("\t")[2]) * 32767) for line in open(f"{tmp}/{name}.tsv")])
+    assert len(got) == len(want) and (got == want).all(), (name, np.abs(got - want).max())
+a, b = files.values()
+for l in range(3):  # the trunk: the same bytes in both
+    for part in ("weight", "bias", "mult", "shift", "conv"):
+        assert np.array_equal(a[f"l{l}.{part}"], b[f"l{l}.{part}"]), (l, part)
+assert not np.array_equal(a["l3.weight"], b["l3.weight"])  # the heads: their own
+PY
+echo "wake word from text: trained, loaded, bit exact, trunk shared"

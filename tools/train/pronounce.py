@@ -1,0 +1,137 @@
+"""Pronunciations from the pocketsphinx dictionary (Debian's pocketsphinx-en-us, the one the device's
+speech-to-text reads), and the phrases that sound like a wake word: dictionary words and word pairs
+whose phones differ from the phrase's by a few edits (insertions, deletions, substitutions), the
+near misses a keyword model must learn to reject ("snow buoy", "so boy", "snowboard" for
+"snowboy"). A word missing from the dictionary is split into two or three dictionary words where it
+can be ("snowboy" = "snow" + "boy"), else it is an error naming the word."""
+import hashlib
+import os
+import re
+
+DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+
+
+class PronunciationError(ValueError):
+    pass
+
+
+def load(path=DICTIONARY):
+    """{word: [phones tuple, ...]} (the first variant first)."""
+    if not os.path.exists(path):
+        raise PronunciationError(f"{path}: no pronunciation dictionary (install pocketsphinx-en-us)")
+    words = {}
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 2:
+                continue
+            word = re.sub(r"\(\d+\)$", "", parts[0])
+            words.setdefault(word, []).append(tuple(parts[1:]))
+    return words
+
+
+def split_compound(word, words, most=3):
+    """The dictionary words (at least 2 letters each) that spell `word` together, fewest first, the
+    longest first part among equals; None if there are none."""
+    best = None
+    for i in range(len(word) - 2, 1, -1):
+        head, tail = word[:i], word[i:]
+        if head not in words:
+            continue
+        rest = [tail] if tail in words and len(tail) >= 2 else (
+            split_compound(tail, words, most - 1) if most > 2 else None)
+        if rest and (best is None or 1 + len(rest) < len(best)):
+            best = [head] + rest
+    return best
+
+
+def normalise(phrase):
+    """The phrase's words, lower case, letters and apostrophes only."""
+    return re.findall(r"[a-z']+", phrase.lower())
+
+
+def pronounce(phrase, words):
+    """(the phrase's spoken words, their phones): each word as the dictionary has it, or split
+    into dictionary words; PronunciationError naming the first word with neither."""
+    spoken, phones = [], []
+    if not normalise(phrase):
+        raise PronunciationError(f"'{phrase}': no words to pronounce")
+    for w in normalise(phrase):
+        parts = [w] if w in words else split_compound(w, words)
+        if not parts:
+            raise PronunciationError(
+                f"'{w}': no pronunciation in {DICTIONARY}, nor a split into dictionary words "
+                "(spell it as words the dictionary knows, e.g. 'snow boy')")
+        spoken += parts
+        for p in parts:
+            phones += list(words[p][0])
+    return spoken, tuple(phones)
+
+
+def edit_distance(a, b, limit):
+    """Levenshtein distance of two phone sequences, or limit + 1 once it must exceed limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, y in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
+        if min(cur) > limit:
+            return limit + 1
+        prev = cur
+    return prev[-1]
+
+
+def contains(seq, part):
+    n = len(part)
+    return any(tuple(seq[i:i + n]) == tuple(part) for i in range(len(seq) - n + 1))
+
+
+def _close(target, by_length, limit):
+    """[(distance, word)] of the dictionary words within `limit` edits of the phone sequence."""
+    out = []
+    for n in range(max(1, len(target) - limit), len(target) + limit + 1):
+        for word, phones in by_length.get(n, ()):
+            d = edit_distance(target, phones, limit)
+            if d <= limit:
+                out.append((d, word))
+    return out
+
+
+def confusables(phrase, words, count=60, common=frozenset()):
+    """Phrases that sound like `phrase` but are not it: single words and word pairs of the
+    dictionary within a third of its phones' length in edits (at least 1, at most 3), and each
+    word of a several-word phrase alone; never a sequence that holds all of the phrase's phones,
+    and one spelling per sequence of phones. Nearest first; among equals, those made of `common`
+    words (e.g. the read speech's vocabulary) first, then in a fixed pseudo-random order (a hash
+    of the text), so that one first word does not fill the list. At most `count`."""
+    spoken, target = pronounce(phrase, words)
+    limit = min(3, max(1, len(target) // 3))
+    plain = [w for w in words if re.fullmatch(r"[a-z]+", w)]
+    by_length = {}
+    for w in plain:
+        by_length.setdefault(len(words[w][0]), []).append((w, words[w][0]))
+    found, seen = {}, set()
+
+    def add(d, text, phones):
+        if 0 < d and not contains(phones, target) and phones not in seen:
+            seen.add(phones)
+            found[text] = d
+
+    for d, w in _close(target, by_length, limit):
+        add(d, w, words[w][0])
+    for i in range(2, len(target) - 1):  # word pairs: each half within one edit
+        heads = _close(target[:i], by_length, 1)
+        tails = _close(target[i:], by_length, 1)
+        for dh, h in heads:
+            for dt, t in tails:
+                add(dh + dt, f"{h} {t}", words[h][0] + words[t][0])
+    alone = [w for w in dict.fromkeys(spoken) if len(spoken) > 1]  # "snow", "boy": always
+
+    def rank(item):
+        text, d = item
+        rare = sum(w not in common for w in text.split())
+        return d, rare, hashlib.sha1(text.encode()).hexdigest()
+    ranked = [text for text, _ in sorted(found.items(), key=rank) if text not in alone]
+    return (alone + ranked)[:count]

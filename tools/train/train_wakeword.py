@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Trains a wake-word model from text alone: no recording of the phrase is read.
+
+usage: tools/train/train_wakeword.py PHRASE --out FILE [--trunk models/kws/trunk.eshm]
+           [--data ../shared/data] [--earshot build/tools/earshot] [--log FILE]
+           [--positives 800] [--near 60] [--streams 200] [--epochs 6] [--mine-rounds 3]
+           [--hidden 16] [--channel 0.5] [--seed N] [--synth cache|DIR] [--tiny]
+e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models/kws/hey_snowboy.eshm
+
+1. The phrase's pronunciation from the pocketsphinx dictionary (pronounce.py; a word it does not
+   know and cannot split into words it knows is an error naming the word, exit 2), and the phrases
+   that sound like it: dictionary words and word pairs a few phone edits away, and each word of a
+   several-word phrase alone.
+2. Synthetic speech (kws_synth.py): the phrase said by every English voice of espeak-ng (accents
+   and voice variants) and flite, at many rates and pitches, with pauses of 0-150 ms between the
+   words; its near misses and plain sentences in the same voices (negatives).
+3. Training streams as the bundled keyword spotter's (kws_data.py: gain, speed, rir/ reverberation,
+   noise at 0-20 dB), a share through a device's microphone and codec (augment.device_channel:
+   band limits of 3-8 kHz with nothing above, hum, AGC, clipping, codec noise). Positives: the
+   synthetic phrase only. Negatives: real read speech (speech/, speech_l2/: adults and children,
+   non-native; utterances whose transcript holds the phrase left out), the Speech Commands words and
+   spoken digits (a folder named as the phrase left out), the computer recordings of
+   wakeword/computer/train unless the phrase is "computer"; never wakeword/snowboy or view_glass,
+   nor stt/ (the evaluation's material).
+4. The features: the shared trunk (train_kws_trunk.py: three convolutions learnt once on real
+   words, the same bytes in every model), run in int8 exactly as the device runs it; only the head
+   (448 -> --hidden -> 1) is trained here: --epochs epochs, each on a fresh draw of --streams
+   streams, then --mine-rounds rounds of the head's false accepts on fresh negative streams.
+5. The model file: the trunk's layers and the head, the phrase (kws_phrase) and the threshold
+   that sensitivity 0.5 gives (kws_default_threshold: the lowest score that a fresh draw of
+   negative streams reaches at most once in ten hours of them, within 0.5-0.95).
+--tiny: a few streams and clips (the smoke test: a model in well under a minute, not a good one).
+"""
+import argparse
+import os
+import re
+import sys
+import time
+
+import numpy as np
+import torch
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kws_model  # noqa: E402
+import kws_synth  # noqa: E402
+import kws_trunk  # noqa: E402
+import pronounce  # noqa: E402
+import vad_export  # noqa: E402
+from augment import NoiseBank, is_dev, list_audio, read_rirs  # noqa: E402
+from kws_data import Sources, make_set  # noqa: E402
+from mlp_train import open_log  # noqa: E402
+
+SEED = 20261127
+LOGIT_Q, TEMPERATURE = 4, 4.0  # as the bundled keyword models: score = sigmoid(logit / 4)
+POS_WEIGHT = 20.0
+MINE_PROB = 0.05
+SENTENCES = kws_synth.SENTENCES
+
+
+def holds(text, phrase_words):
+    words = re.findall(r"[a-z']+", text.lower())
+    n = len(phrase_words)
+    return any(words[i:i + n] == phrase_words for i in range(len(words) - n + 1))
+
+
+def read_speech(data, sub, phrase_words):
+    """The files of a read-speech folder whose transcript does not hold the phrase."""
+    skip = set()
+    with open(os.path.join(data, sub, "transcripts.tsv")) as f:
+        for line in f:
+            utt, text = line.rstrip("\n").split("\t", 1)
+            if holds(text, phrase_words):
+                skip.add(utt)
+    return [f for f in list_audio(data, sub) if os.path.splitext(os.path.basename(f))[0] not in skip]
+
+
+def negatives(data, phrase_words):
+    """(read speech, other real negatives) as the module's docstring says."""
+    speech = read_speech(data, "speech", phrase_words) + read_speech(data, "speech_l2", phrase_words)
+    others = []
+    for sub in ("kws/train", "kws_aux/fsdd/train"):
+        others += [f for f in list_audio(data, sub)
+                   if os.path.basename(os.path.dirname(f)).split() != phrase_words]
+    if phrase_words != ["computer"]:
+        others += list_audio(data, "wakeword/computer/train")
+    return speech, others
+
+
+def split(files, dev):
+    return [f for f in files if is_dev(f) == dev]
+
+
+class Features:
+    """Rows of augmented streams through the int8 trunk: (n, 448) int8 and the targets."""
+
+    def __init__(self, args, trunk, rng, log):
+        self.args, self.layers, self.context, self.transform = args, trunk[0], trunk[2], trunk[3]
+        self.rng, self.log = rng, log
+        self.rirs, self.noise = read_rirs(args.data), NoiseBank(args.data, rng)
+
+    def rows(self, sources, n, keep_inputs=False, **kw):
+        x, y = make_set(self.args.earshot, self.rng, sources, self.rirs, self.noise, n, self.context,
+                        self.log, transform=self.transform, channel=self.args.channel, **kw)
+        f = kws_trunk.hidden_int(self.layers, x)
+        return (f, y, x) if keep_inputs else (f, y)
+
+
+def calibrated_threshold(q, feats, y, hops_per_hour=360000, merge_hops=100):
+    """The lowest score (Q15) at which the negative rows' hops reach at most one false accept per
+    ten hours (runs merged within 1 s), within 0.5-0.95."""
+    neg = np.flatnonzero(y == 0)
+    scores = vad_export.run_int(q, feats[neg])
+    hours = len(neg) * 3 / hops_per_hour  # rows keep one negative hop in 3 (make_set)
+    allowed = int(hours / 10)
+    for th in range(int(0.5 * 32767), int(0.95 * 32767), 16):
+        hits = neg[scores >= th]
+        fa = 0 if len(hits) == 0 else 1 + int((np.diff(hits) > merge_hops // 3).sum())
+        if fa <= allowed:
+            return th
+    return int(0.95 * 32767)
+
+
+def export(path, trunk, head, calibration, phrase, threshold_q15):
+    layers, out_scale, context, transform, _ = trunk
+    q = vad_export.quantize([(w, b) for w, b in kws_model.weights(head)], out_scale, calibration, context,
+                            logit_q=LOGIT_Q, temperature=TEMPERATURE)
+    full = dict(layers=list(layers) + q["layers"], sigmoid=q["sigmoid"], context=context)
+    items = [("context", np.array(context, np.int32)), ("kws_transform", np.array(transform, np.int32)),
+             ("kws_phrase", np.array([ord(c) for c in phrase], np.int32)),
+             ("kws_default_threshold", np.array([threshold_q15], np.int32))]
+    vad_export.write_tensors(path, "kws-mlp", items + vad_export.mlp_tensors(full))
+    return q, full
+
+
+def parse_args():
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.normpath(os.path.join(here, "..", ".."))
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("phrase")
+    p.add_argument("--out", required=True)
+    p.add_argument("--trunk", default=os.path.join(root, "models", "kws", "trunk.eshm"))
+    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
+    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    p.add_argument("--log", help="the training log (default: beside --out, _train.log)")
+    p.add_argument("--positives", type=int, default=800, help="synthetic renditions of the phrase")
+    p.add_argument("--near", type=int, default=60, help="near-miss phrases, each said 6 times")
+    p.add_argument("--streams", type=int, default=200, help="augmented streams per epoch")
+    p.add_argument("--epochs", type=int, default=6)
+    p.add_argument("--mine-rounds", type=int, default=3)
+    p.add_argument("--hidden", type=int, default=16, help="the head's hidden units")
+    p.add_argument("--channel", type=float, default=0.5, help="share of streams through a device channel")
+    p.add_argument("--near-frac", type=float, default=0.25, help="share of synthetic negatives")
+    p.add_argument("--seed", type=int, default=SEED)
+    p.add_argument("--synth", default="cache", help="the synthetic speech cache dir ('cache': the default)")
+    p.add_argument("--tiny", action="store_true", help="a few streams and clips (smoke test)")
+    args = p.parse_args()
+    if args.tiny:
+        args.positives, args.near, args.streams, args.epochs, args.mine_rounds = 12, 4, 4, 2, 1
+    if args.log is None:
+        args.log = os.path.splitext(args.out)[0] + "_train.log"
+    return args
+
+
+def main():
+    args = parse_args()
+    t_start = time.time()
+    words = pronounce.load()
+    try:
+        spoken, phones = pronounce.pronounce(args.phrase, words)
+    except pronounce.PronunciationError as e:
+        print(f"train_wakeword.py: {e}", file=sys.stderr)
+        sys.exit(2)
+    trunk = kws_trunk.read(args.trunk)
+    os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    log = open_log(args.log)
+    phrase = " ".join(pronounce.normalise(args.phrase))
+    near = pronounce.confusables(phrase, words, args.near, common_words(args.data))
+    log(f"wake word '{phrase}': {' '.join(spoken)} = {' '.join(phones)}; {len(near)} near misses: "
+        f"{', '.join(near[:12])}{', ...' if len(near) > 12 else ''}")
+    cache = kws_synth.default_cache("wakeword_synth") if args.synth == "cache" else args.synth
+    sentences = SENTENCES if not args.tiny else SENTENCES[:2]
+    jobs = kws_synth.phrase_plan(phrase, near, sentences, args.positives, 6 if not args.tiny else 1,
+                                 3 if not args.tiny else 1)
+    synth = kws_synth.read_index(kws_synth.generate(cache, jobs=jobs, log=log))
+    log(f"synthetic speech: {len(synth['pos'])} of the phrase, {len(synth['near'])} near misses, "
+        f"{len(synth['other'])} sentences ({time.time() - t_start:.0f} s)")
+    speech, others = negatives(args.data, phrase.split())
+    near_clips = synth["near"] + synth["other"]
+    train_src = Sources(split(synth["pos"], False), split(speech, False), split(others, False),
+                        near=split(near_clips, False), near_frac=args.near_frac)
+    dev_src = Sources(split(synth["pos"], True) or synth["pos"][:1], split(speech, True),
+                      split(others, True), near=split(near_clips, True) or near_clips[:1],
+                      near_frac=args.near_frac)
+    log(f"negatives: {len(speech)} read-speech files, {len(others)} words and digits; trunk "
+        f"{args.trunk} ({len(trunk[0])} convolutions, trained on {len(trunk[4])} words)")
+    rng = np.random.default_rng(args.seed)
+    feats = Features(args, trunk, rng, log)
+    rows = feats.rows(train_src, args.streams)
+    xd, yd = feats.rows(dev_src, max(2, args.streams // 8), neg_stride=1)
+    head = kws_model.make_mlp((rows[0].shape[1], args.hidden, 1), dropout=0.1)
+    dev = lambda m: describe(kws_model.logits(m, xd, trunk[1]), yd)  # noqa: E731
+    fit = dict(input_scale=trunk[1], pos_weight=POS_WEIGHT, log=log, evaluate=dev)
+    log(f"head: {rows[0].shape[1]} -> {args.hidden} -> 1, {args.epochs} epochs of {args.streams} fresh streams")
+    kws_model.train(head, *rows, args.epochs, seed=args.seed, lr=2e-3,
+                    refresh=lambda: feats.rows(train_src, args.streams), **fit)
+    mined = rows[0][:0], rows[1][:0]
+    mining_src = train_src.with_speech_frac(0.8)
+    for r in range(args.mine_rounds):
+        xm, ym = feats.rows(mining_src, args.streams, n_pos=0, n_neg=8)
+        xh, yh = kws_model.mine_hard_negatives(head, xm, ym, trunk[1], MINE_PROB)
+        log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} hops; training on "
+            f"({time.time() - t_start:.0f} s)")
+        mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
+        fresh = feats.rows(train_src, args.streams)
+        rows = np.concatenate([fresh[0], mined[0]]), np.concatenate([fresh[1], mined[1]])
+        kws_model.train(head, *rows, 2, seed=args.seed + 1 + r, lr=5e-4, **fit)
+    calibration = rows[0][rows[1] >= 0][::11]
+    q, _ = export(args.out, trunk, head, calibration, phrase, 26214)
+    log("fresh negative streams for the default threshold:")
+    threshold = calibrated_threshold(q, *feats.rows(mining_src, args.streams, n_pos=0, n_neg=8))
+    export(args.out, trunk, head, calibration, phrase, threshold)
+    log(f"int8: {describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)}; default threshold "
+        f"{threshold / 32767:.3f}; wrote {args.out} ({os.path.getsize(args.out)} bytes) in "
+        f"{time.time() - t_start:.0f} s")
+
+
+def describe(z, y, logits=True):
+    scores = 1 / (1 + np.exp(-z / TEMPERATURE)) if logits else z
+    miss0, miss1 = kws_model.detection(scores, y, 360000)
+    return f"dev (synthetic voices held out) miss {100 * miss0:.1f}% at 0 FA, {100 * miss1:.1f}% at <= 1 FA/h"
+
+
+def common_words(data):
+    found = set()
+    for sub in ("speech", "speech_l2"):
+        path = os.path.join(data, sub, "transcripts.tsv")
+        if os.path.exists(path):
+            with open(path) as f:
+                found.update(w for line in f for w in re.findall(r"[a-z']+", line.split("\t", 1)[1].lower()))
+    return frozenset(found)
+
+
+if __name__ == "__main__":
+    main()
