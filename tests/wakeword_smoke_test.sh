@@ -26,7 +26,7 @@ rc=0
 [ "$rc" -eq 2 ] && grep -q "'qxzvbl': no pronunciation" "$tmp/bad.err" && [ ! -e "$tmp/bad.eshm" ]
 
 /usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \
-  --epochs 1 --synth-per-word 1 --vocabulary 4 > /dev/null
+  --epochs 1 --synth-per-word 1 --vocabulary 4 --no-aligned > /dev/null
 for phrase in "hey snowboy" "kitchen light"; do
   name=${phrase// /_}
   /usr/bin/python3 "$train/train_wakeword.py" "$phrase" --tiny --trunk "$tmp/trunk.eshm" \
@@ -58,4 +58,19 @@ for l in range(3):  # the trunk: the same bytes in both
         assert np.array_equal(a[f"l{l}.{part}"], b[f"l{l}.{part}"]), (l, part)
 assert not np.array_equal(a["l3.weight"], b["l3.weight"])  # the heads: their own
 PY
-echo "wake word from text: trained, loaded, bit exact, trunk shared"
+# Forced alignment (align_words.py, `earshot transcribe --words` under the transcript's grammar):
+# the words in order, in time, inside the recording.
+/usr/bin/python3 - "$train" "$build/tools/earshot" "$data" <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import align_words
+earshot, data = sys.argv[2:]
+utt, text = open(os.path.join(data, "speech", "transcripts.tsv")).readline().rstrip("\n").split("\t")
+path = os.path.join(data, "speech", utt + ".flac")
+words = text.split()
+got = align_words.align(earshot, path, words)
+assert got and [w for w, _, _ in got] == words, got
+times = [t for _, a, b in got for t in (a, b)]
+assert times == sorted(times) and times[0] >= 0 and times[-1] - times[0] > 0.2 * len(words), got
+PY
+echo "wake word from text: trained, loaded, bit exact, trunk shared; alignment checked"

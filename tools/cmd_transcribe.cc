@@ -17,7 +17,7 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot transcribe [--profile P] [--stream] [--stats] [--config F]\n"
+    "usage: earshot transcribe [--profile P] [--stream] [--stats] [--words] [--config F]\n"
     "                          [--set stt.KEY=V]... FILE...\n"
     "\n"
     "Prints FILE<TAB>text for each FILE, decoding the whole file as one utterance with the [stt]\n"
@@ -30,6 +30,9 @@ constexpr std::string_view kUsage =
     "  --stream      the files are consecutive utterances of one audio stream (as the cascade\n"
     "                decodes a microphone's requests): each starts from the cepstral mean the\n"
     "                previous one left; without it every file starts afresh\n"
+    "  --words       print FILE<TAB>word<TAB>start<TAB>end per recognised word (seconds from the\n"
+    "                file's start) instead of FILE<TAB>text: with a grammar of the file's own\n"
+    "                transcript, a forced alignment\n"
     "  --stats       print to stderr, as JSON lines: per file its audio seconds and latency, then "
     "in\n"
     "                all: audio seconds, decoding seconds, model load seconds,\n"
@@ -71,7 +74,7 @@ struct Stats {
   }
 };
 
-Result<std::string> TranscribeFile(const std::string& path, const config::Config& config,
+Result<stt::SttResult> TranscribeFile(const std::string& path, const config::Config& config,
                                    stt::SttSession& session, Stats& stats) {
   auto source = audio::FileSource::Open(path, SourceOptions(config));
   if (!source.ok()) return source.error();
@@ -109,7 +112,7 @@ Result<std::string> TranscribeFile(const std::string& path, const config::Config
                  path.c_str(), static_cast<double>(samples.size()) / audio::kSampleRate,
                  1000 * stats.final_latency_s.back(), 1000 * stats.final_latency_cpu_s.back());
   }
-  return result->text;
+  return std::move(result).value();
 }
 
 // --profile P: an STT size (large, small) is stt.profile; a governor profile is the size the
@@ -169,16 +172,20 @@ int Transcribe(const Args& args) {
     return kExitRuntime;
   }
   const bool one_stream = args.Option("--stream", "") == "1";
+  const bool words = args.Option("--words", "") == "1";
   std::unique_ptr<stt::SttSession> stream;
   for (const std::string& path : args.positional) {
     if (!stream || !one_stream) stream = (*model)->NewSession();
-    Result<std::string> text = TranscribeFile(path, *cfg, *stream, stats);
-    if (!text.ok()) {
-      PrintError(text.error().message);
+    Result<stt::SttResult> result = TranscribeFile(path, *cfg, *stream, stats);
+    if (!result.ok()) {
+      PrintError(result.error().message);
       status = kExitRuntime;
       continue;
     }
-    std::printf("%s\t%s\n", path.c_str(), text->c_str());
+    if (!words) std::printf("%s\t%s\n", path.c_str(), result->text.c_str());
+    for (const stt::SttWord& w : words ? result->words : std::vector<stt::SttWord>{}) {
+      std::printf("%s\t%s\t%.2f\t%.2f\n", path.c_str(), w.word.c_str(), w.start, w.end);
+    }
     std::fflush(stdout);
   }
   if (args.Option("--stats", "") == "1") stats.Print();
@@ -191,7 +198,7 @@ const Command kTranscribeCommand{"transcribe",
                                  "speech-to-text over whole files, FILE<TAB>text",
                                  kUsage,
                                  {"--profile"},
-                                 {"--stats", "--stream"},
+                                 {"--stats", "--stream", "--words"},
                                  Transcribe};
 
 }  // namespace earshot::cli

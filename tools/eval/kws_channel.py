@@ -2,8 +2,8 @@
 """The wake-word protocol's audio as a device's own channel delivers it (issue: robust to the
 device's microphone): every file of a list (`id<TAB>path`, as build_eval_audio.py and kws_bg10h.py
 write them) low-passed at 3.4 kHz with nothing added above (`sox IN -b 16 OUT sinc -3400`, an 8 kHz
-codec's band), or with mains hum added (50 Hz and its harmonics up to 350 Hz, 1/k in amplitude,
-together at -40 dBFS RMS, fixed phases: deterministic).
+codec's band; with -R, its dither repeatable), or with mains hum added (50 Hz and its harmonics up
+to 350 Hz, 1/k in amplitude, together at -40 dBFS RMS, fixed phases: deterministic).
 
 usage: tools/eval/kws_channel.py lowpass|hum LIST OUT_DIR   (writes OUT_DIR/<id>.wav and prints
        the new list on stdout)
@@ -48,7 +48,7 @@ def main():
             dst = os.path.join(out, ident + ".wav")
             if not os.path.exists(dst):
                 if mode == "lowpass":
-                    subprocess.run(["sox", path, "-b", "16", dst, "sinc", "-3400"], check=True)
+                    subprocess.run(["sox", "-R", "-V1", path, "-b", "16", dst, "sinc", "-3400"], check=True)
                 else:
                     add_hum(path, dst)
             print(f"{ident}\t{os.path.abspath(dst)}")

@@ -25,7 +25,8 @@ for mode in lowpass hum; do
   [ -s "$channel/bg_$mode.list" ] ||
     "$here/kws_channel.py" "$mode" "$bg" "$channel/$mode" > "$channel/bg_$mode.list"
 done
-keyword=$("$earshot" kws --model "$model" "$@" "$root/tools/samples/computer_request.flac" | head -1 | cut -f2)
+"$earshot" kws --model "$model" "$@" "$root/tools/samples/computer_request.flac" > "$out/name.tsv"
+keyword=$(head -1 "$out/name.tsv" | cut -f2)
 printf 'condition\tmiss_0fa\tmiss_1fa_h\tmiss_default\tfa_h_default\tthreshold\n'
 for cond in full lowpass hum; do
   if [ "$cond" = full ]; then p=$pos b=$bg; else p=$channel/pos_$cond.list b=$channel/bg_$cond.list; fi

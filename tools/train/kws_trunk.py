@@ -102,3 +102,20 @@ def read(path):
                 tuple(int(v) for v in t["kws_transform"]), decode_words(t["words"]))
     except (OSError, AssertionError, KeyError, ValueError) as e:
         raise SystemExit(f"{path}: not a keyword trunk file ({type(e).__name__}: {e})")
+
+
+def tail(layers, cut, width):
+    """A float Trunk of the int8 layers from `cut` on, reading the layer cut - 1's int8 outputs (or
+    the int8 inputs, cut 0) in integer units and writing its own outputs in integer units: weights
+    and biases are the int8 ones times each channel's requantisation (mult / 2^shift), so before
+    rounding and clamping it computes the int8 layers' outputs (a start for fine-tuning them)."""
+    frames, w = FRAMES, width
+    for k, s, c in CONVS[:cut]:
+        frames, w = positions(frames, k, s), c
+    net = Trunk(w, frames, CONVS[cut:])
+    with torch.no_grad():
+        for lin, layer in zip(net.linears, layers[cut:]):
+            m = layer["mult"].astype(np.float64) / 2.0 ** layer["shift"].astype(np.float64)
+            lin.weight.copy_(torch.from_numpy(layer["weight"].astype(np.float64) * m[:, None]))
+            lin.bias.copy_(torch.from_numpy(layer["bias"].astype(np.float64) * m))
+    return net

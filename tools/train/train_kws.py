@@ -409,6 +409,10 @@ def parse_args():
     p.add_argument("--transients", type=float, default=0.0, metavar="SHARE",
                    help="this share of the streams' noise is synthetic clatter, knocks and ringing "
                         "(augment.NoiseBank._transients) instead of the other kinds (0: the bundled models)")
+    p.add_argument("--channel", type=float, default=0.0, metavar="SHARE",
+                   help="this share of the training and mining streams goes through a device's "
+                        "microphone and codec (augment.device_channel: band limits of 3-8 kHz with "
+                        "nothing above, hum, AGC, clipping, codec noise; 0: the models before it)")
     p.add_argument("--synth", default="none",
                    help="add kws_synth.py's synthetic speech from this cache dir ('cache': its default "
                         "dir); 'none' (default): the bundled models were trained without it")
@@ -480,7 +484,8 @@ def main():
                         **kw)
 
     def train_set():  # a draw of augmented training streams
-        return streams(train_src, args.streams, start_cut=args.start_cut, neg_speed=args.neg_speed)
+        return streams(train_src, args.streams, start_cut=args.start_cut, neg_speed=args.neg_speed,
+                       channel=args.channel)
 
     if run_state.stage:
         log(f"resumed from {args.checkpoint}: {run_state.stage} stage(s) of the large model done")
@@ -495,7 +500,7 @@ def main():
     def mining_set():
         log("negative streams to mine:")
         return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8,
-                       start_cut=args.start_cut, neg_speed=args.neg_speed)
+                       start_cut=args.start_cut, neg_speed=args.neg_speed, channel=args.channel)
     dev = Dev(xd, yd)
     if args.large_from:
         mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)

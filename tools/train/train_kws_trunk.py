@@ -32,6 +32,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import align_words  # noqa: E402
 import kws_input  # noqa: E402
 import kws_synth  # noqa: E402
 import kws_trunk  # noqa: E402
@@ -62,7 +63,17 @@ def vocabulary(data, count, exclude, words):
 
 class WordSources(Sources):
     """Word clips by class (1 .. n; 0 is no word's end): each class's recordings and synthetic
-    renditions, one of them at random, a class drawn uniformly."""
+    renditions, one of them at random, a class drawn uniformly. A clip named FILE|START|END is
+    that span of FILE (a word cut from read speech by its alignment)."""
+
+    def read(self, path):
+        if "|" not in path:
+            return super().read(path)
+        if path not in self.cache:
+            name, start, end = path.split("|")
+            x = super().read(name)
+            self.cache[path] = x[int(float(start) * 16000):int(float(end) * 16000)]
+        return self.cache[path]
 
     def __init__(self, classes, speech, names):
         super().__init__([None], speech, speech, speech_frac=1.0)
@@ -77,18 +88,34 @@ class WordSources(Sources):
         return self.read(files[rng.integers(0, len(files))]), self.labels[k]
 
 
-def word_classes(data, synth, dev):
-    """[(word, files)] of the real words (kws/train, kws_aux/fsdd/train; dev=True: their validation
-    tenth) and the synthetic ones (training only)."""
+def word_classes(data, synth, dev, cuts=None):
+    """[(word, files)] of the real words (kws/train, kws_aux/fsdd/train, and the words of `cuts`,
+    {word: [FILE|START|END]}, cut from read speech; dev=True: their validation tenth) and the
+    synthetic ones (training only)."""
     real = collections.defaultdict(list)
     for sub in ("kws/train", "kws_aux/fsdd/train"):
         for f in list_audio(data, sub):
             if is_dev(f) == dev:
                 word = os.path.basename(os.path.dirname(f))
                 real[word if sub == "kws/train" else f"{word} (8 kHz)"].append(f)
-    names = sorted(set(real) | (set() if dev else set(synth)))
+    for word, clips in (cuts or {}).items():
+        if word in synth or word in real:
+            real[word] += [c for c in clips if is_dev(c.split("|")[0]) == dev]
+    names = sorted(set(real) | (set() if dev else set(synth)))  # synth: the vocabulary's words
     return [(w, real.get(w, []) + ([] if dev else synth.get(w, []))) for w in names
             if real.get(w) or (not dev and synth.get(w))]
+
+
+def word_cuts(data, earshot, log):
+    """{word: [FILE|START|END]} of every word of the read speech (speech/, speech_l2/), by forced
+    alignment (align_words.py), each with 30 ms before and 60 ms after it."""
+    cuts = collections.defaultdict(list)
+    for sub in ("speech", "speech_l2"):
+        files = {os.path.splitext(os.path.basename(f))[0]: f for f in list_audio(data, sub)}
+        for utt, words in align_words.aligned(data, sub, earshot, log).items():
+            for w, a, b in words:
+                cuts[w].append(f"{files[utt]}|{max(0.0, a - 0.03):.2f}|{b + 0.06:.2f}")
+    return cuts
 
 
 def train(model, head, rows, dev, epochs, log, seed, refresh):
@@ -150,6 +177,9 @@ def parse_args():
     p.add_argument("--synth-per-word", type=int, default=12)
     p.add_argument("--vocabulary", type=int, default=120, help="words of the read speech added")
     p.add_argument("--channel", type=float, default=0.5, help="share of streams through a device channel")
+    p.add_argument("--aligned", action=argparse.BooleanOptionalAction, default=True,
+                   help="add the vocabulary's words cut from the read speech by forced alignment "
+                        "(align_words.py) to their classes")
     p.add_argument("--seed", type=int, default=SEED)
     args = p.parse_args()
     if args.log is None:
@@ -172,18 +202,21 @@ def main():
         kws_synth.word_plan(vocab, max(1, args.synth_per_word // 2))
     synth = kws_synth.read_index(kws_synth.generate(cache, jobs=jobs, log=log))
     speech = [f for sub in ("speech", "speech_l2") for f in list_audio(args.data, sub)]
-    classes = word_classes(args.data, synth, False)
+    cuts = word_cuts(args.data, args.earshot, log) if args.aligned else {}
+    classes = word_classes(args.data, synth, False, cuts)
     names = [w for w, _ in classes]
     train_src = WordSources(classes, [f for f in speech if not is_dev(f)], names)
-    dev_src = WordSources(word_classes(args.data, synth, True), [f for f in speech if is_dev(f)], names)
+    dev_src = WordSources(word_classes(args.data, synth, True, cuts), [f for f in speech if is_dev(f)],
+                          names)
     log(f"trunk, seed {args.seed}: {len(names)} word classes ({len(sc_words)} Speech Commands, "
         f"{sum('(8 kHz)' in w for w in names)} digits at 8 kHz, {len(vocab)} read-speech words), "
-        f"{len(synth.get(sc_words[0], []))} synthetic clips of each Speech Commands word; "
+        f"{len(synth.get(sc_words[0], []))} synthetic clips of each Speech Commands word, "
+        f"{sum(len(f) for w, f in classes if w in cuts)} words cut from the read speech; "
         f"{len(train_src.speech)} read-speech files")
     rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
 
     def streams(sources, n, **kw):
-        return make_set(args.earshot, rng, sources, rirs, noise, n, context(), log, n_pos=4, n_neg=3,
+        return make_set(args.earshot, rng, sources, rirs, noise, n, context(), log, n_pos=12, n_neg=2,
                         transform=kws_input.TRANSFORM, channel=args.channel, **kw)
 
     rows = streams(train_src, args.streams)

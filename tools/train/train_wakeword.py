@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import kws_input  # noqa: E402
 import kws_model  # noqa: E402
 import kws_synth  # noqa: E402
 import kws_trunk  # noqa: E402
@@ -91,18 +92,34 @@ def split(files, dev):
 
 
 class Features:
-    """Rows of augmented streams through the int8 trunk: (n, 448) int8 and the targets."""
+    """Rows of augmented streams through the trunk's frozen (shared) convolutions, int8 as the
+    device computes them, and the targets."""
 
     def __init__(self, args, trunk, rng, log):
         self.args, self.layers, self.context, self.transform = args, trunk[0], trunk[2], trunk[3]
+        self.cut = len(self.layers) - args.tune  # the convolutions before it are shared
         self.rng, self.log = rng, log
         self.rirs, self.noise = read_rirs(args.data), NoiseBank(args.data, rng)
 
-    def rows(self, sources, n, keep_inputs=False, **kw):
+    def rows(self, sources, n, **kw):
         x, y = make_set(self.args.earshot, self.rng, sources, self.rirs, self.noise, n, self.context,
                         self.log, transform=self.transform, channel=self.args.channel, **kw)
-        f = kws_trunk.hidden_int(self.layers, x)
-        return (f, y, x) if keep_inputs else (f, y)
+        return kws_trunk.hidden_int(self.layers[:self.cut], x) if self.cut else x, y
+
+
+def keyword_net(trunk, cut, hidden):
+    """The float network trained here, reading the shared convolutions' int8 outputs in integer
+    units: the trunk's convolutions from `cut` on (started from their int8 weights), then the head
+    (448 -> hidden -> 1)."""
+    convs = kws_trunk.tail(trunk[0], cut, kws_input.POOLED)
+    return torch.nn.Sequential(convs, kws_model.make_mlp((convs.outputs, hidden, 1), dropout=0.1))
+
+
+def float_layers(net):
+    """[(W, b[, conv])] of keyword_net's layers, for quantisation."""
+    head = [(m.weight.detach().numpy().astype(np.float64), m.bias.detach().numpy().astype(np.float64))
+            for m in net[1] if isinstance(m, torch.nn.Linear)]
+    return net[0].weights() + head
 
 
 def calibrated_threshold(q, feats, y, hops_per_hour=360000, merge_hops=100):
@@ -120,16 +137,19 @@ def calibrated_threshold(q, feats, y, hops_per_hour=360000, merge_hops=100):
     return int(0.95 * 32767)
 
 
-def export(path, trunk, head, calibration, phrase, threshold_q15):
-    layers, out_scale, context, transform, _ = trunk
-    q = vad_export.quantize([(w, b) for w, b in kws_model.weights(head)], out_scale, calibration, context,
-                            logit_q=LOGIT_Q, temperature=TEMPERATURE)
-    full = dict(layers=list(layers) + q["layers"], sigmoid=q["sigmoid"], context=context)
+def export(path, trunk, cut, net, calibration, phrase, threshold_q15):
+    """The model file: the trunk's shared int8 convolutions (before `cut`), then net's layers
+    quantised on the calibration rows (the shared part's int8 outputs). Returns the quantised part
+    (vad_export's form: it scores rows of Features)."""
+    layers, _, context, transform, _ = trunk
+    q = vad_export.quantize(float_layers(net), 1.0, calibration, context, logit_q=LOGIT_Q,
+                            temperature=TEMPERATURE)
+    full = dict(layers=list(layers[:cut]) + q["layers"], sigmoid=q["sigmoid"], context=context)
     items = [("context", np.array(context, np.int32)), ("kws_transform", np.array(transform, np.int32)),
              ("kws_phrase", np.array([ord(c) for c in phrase], np.int32)),
              ("kws_default_threshold", np.array([threshold_q15], np.int32))]
     vad_export.write_tensors(path, "kws-mlp", items + vad_export.mlp_tensors(full))
-    return q, full
+    return q
 
 
 def parse_args():
@@ -148,6 +168,10 @@ def parse_args():
     p.add_argument("--epochs", type=int, default=6)
     p.add_argument("--mine-rounds", type=int, default=3)
     p.add_argument("--hidden", type=int, default=16, help="the head's hidden units")
+    p.add_argument("--tune", type=int, default=0, choices=(0, 1, 2, 3),
+                   help="the trunk's last TUNE convolutions are trained with the head (started from "
+                        "the trunk's weights) instead of shared: 0 (default) shares all three, so an "
+                        "extra keyword costs only its head")
     p.add_argument("--channel", type=float, default=0.5, help="share of streams through a device channel")
     p.add_argument("--near-frac", type=float, default=0.25, help="share of synthetic negatives")
     p.add_argument("--seed", type=int, default=SEED)
@@ -199,31 +223,74 @@ def main():
     feats = Features(args, trunk, rng, log)
     rows = feats.rows(train_src, args.streams)
     xd, yd = feats.rows(dev_src, max(2, args.streams // 8), neg_stride=1)
-    head = kws_model.make_mlp((rows[0].shape[1], args.hidden, 1), dropout=0.1)
-    dev = lambda m: describe(kws_model.logits(m, xd, trunk[1]), yd)  # noqa: E731
-    fit = dict(input_scale=trunk[1], pos_weight=POS_WEIGHT, log=log, evaluate=dev)
-    log(f"head: {rows[0].shape[1]} -> {args.hidden} -> 1, {args.epochs} epochs of {args.streams} fresh streams")
-    kws_model.train(head, *rows, args.epochs, seed=args.seed, lr=2e-3,
+    net = keyword_net(trunk, feats.cut, args.hidden)
+    dev = lambda m: describe(kws_model.logits(m, xd, 1.0), yd)  # noqa: E731
+    fit = dict(input_scale=1.0, pos_weight=POS_WEIGHT, log=log, evaluate=dev)
+    log(f"{args.tune} of the trunk's convolutions trained, then the head {net[0].outputs} -> "
+        f"{args.hidden} -> 1: {args.epochs} epochs of {args.streams} fresh streams")
+    kws_model.train(net, *rows, args.epochs, seed=args.seed, lr=2e-3 if not args.tune else 1e-3,
                     refresh=lambda: feats.rows(train_src, args.streams), **fit)
     mined = rows[0][:0], rows[1][:0]
     mining_src = train_src.with_speech_frac(0.8)
     for r in range(args.mine_rounds):
         xm, ym = feats.rows(mining_src, args.streams, n_pos=0, n_neg=8)
-        xh, yh = kws_model.mine_hard_negatives(head, xm, ym, trunk[1], MINE_PROB)
+        xh, yh = kws_model.mine_hard_negatives(net, xm, ym, 1.0, MINE_PROB)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} hops; training on "
             f"({time.time() - t_start:.0f} s)")
+        del xm, ym
         mined = np.concatenate([mined[0], xh]), np.concatenate([mined[1], yh])
         fresh = feats.rows(train_src, args.streams)
         rows = np.concatenate([fresh[0], mined[0]]), np.concatenate([fresh[1], mined[1]])
-        kws_model.train(head, *rows, 2, seed=args.seed + 1 + r, lr=5e-4, **fit)
+        kws_model.train(net, *rows, 2, seed=args.seed + 1 + r, lr=5e-4 if not args.tune else 3e-4, **fit)
     calibration = rows[0][rows[1] >= 0][::11]
-    q, _ = export(args.out, trunk, head, calibration, phrase, 26214)
     log("fresh negative streams for the default threshold:")
+    q = export(args.out, trunk, feats.cut, net, calibration, phrase, 26214)
     threshold = calibrated_threshold(q, *feats.rows(mining_src, args.streams, n_pos=0, n_neg=8))
-    export(args.out, trunk, head, calibration, phrase, threshold)
-    log(f"int8: {describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)}; default threshold "
-        f"{threshold / 32767:.3f}; wrote {args.out} ({os.path.getsize(args.out)} bytes) in "
-        f"{time.time() - t_start:.0f} s")
+    q = export(args.out, trunk, feats.cut, net, calibration, phrase, threshold)
+    dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)
+    log(f"int8: {dev_int}; default threshold {threshold / 32767:.3f}; wrote {args.out} "
+        f"({os.path.getsize(args.out)} bytes) in {time.time() - t_start:.0f} s")
+    write_card(args, phrase, spoken, phones, near, trunk, len(synth["pos"]), dev_int, threshold)
+
+
+def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15):
+    """The model card beside the model (FILE.md): what it is, how it was made, what it expects."""
+    command = " ".join(["tools/train/train_wakeword.py", f'"{args.phrase}"'] +
+                       [a for a in sys.argv[2:] if not a.startswith(("--data", "--earshot"))])
+    text = f"""# Wake-word model: "{phrase}"
+
+- File: `{os.path.basename(args.out)}` (earshot model format, kind `kws-mlp`), trained from text
+  only by `tools/train/train_wakeword.py`: no recording of the phrase was read.
+- Pronunciation (pocketsphinx en-us dictionary): {' + '.join(spoken)} = `{' '.join(phones)}`.
+- Input: the device's fixed-point log-mel (40 bands, 25 ms windows, 10 ms hops, 20-7600 Hz), bands
+  pooled in pairs, minus a running mean (`kws_transform` {list(trunk[3])}), 77 frames every 2nd
+  hop (1.5 s); the loader checks the front end the file states.
+- Network: the shared trunk `{os.path.basename(args.trunk)}` (three int8 convolutions learnt on
+  {len(trunk[4])} real and synthetic words; the same bytes in every keyword model, run once per hop
+  for all of them), then this phrase's head: 448 -> {args.hidden} -> 1 (int8).
+- Default threshold (sensitivity 0.5): {threshold_q15 / 32767:.3f}, the lowest score that a fresh
+  draw of negative training streams reached at most once in ten hours.
+
+## Training data
+- Positives: {n_pos} renditions of the phrase by espeak-ng (every English accent and voice variant)
+  and flite voices, rates, pitches and pauses varied, augmented (gain, speed, room reverberation,
+  noise at 0-20 dB SNR) and {100 * args.channel:.0f}% of the streams through a device channel
+  (band limits of 3-8 kHz, hum, AGC, clipping, codec noise).
+- Negatives: real read speech (LibriSpeech, non-native adults and children of speechocean762),
+  Speech Commands words, spoken digits and the other real negatives of `../shared/data`; {len(near)}
+  near misses made from the phrase's phones, said by the same voices ({', '.join(near[:8])}, ...).
+- Training's own check, not a measure on real voices: {dev_int}.
+
+## Recipe
+`/usr/bin/python3 {command}` (seeded: the same data give the same file).
+
+## Limitations
+Trained on synthetic voices only: measure it on recordings of real speakers before shipping it
+(`tools/eval/wakeword_eval.sh`); accents and voices far from espeak-ng's and flite's may be missed
+more often. English only.
+"""
+    with open(os.path.splitext(args.out)[0] + ".md", "w") as f:
+        f.write(text)
 
 
 def describe(z, y, logits=True):
