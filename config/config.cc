@@ -3,118 +3,15 @@
 #include <toml++/toml.h>
 
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <sstream>
+#include <set>
 
 #include "config/options.h"
 #include "config/read_file.h"
 
 namespace earshot::config {
 namespace {
-
-std::string FormatNumber(double v) {
-  char buf[64];
-  auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, end);
-  return s;
-}
-
-std::string RangeText(const OptionSpec& spec) {
-  if (spec.type == OptionType::kInt || spec.type == OptionType::kFloat) {
-    std::string unit = spec.unit.empty() ? "" : " " + std::string(spec.unit);
-    return "[" + FormatNumber(spec.min) + ", " + FormatNumber(spec.max) + "]" + unit;
-  }
-  if (spec.type == OptionType::kString && !spec.choices.empty()) {
-    return "one of " + std::string(spec.choices);
-  }
-  return std::string(TypeName(spec.type));
-}
-
-bool InChoices(std::string_view choices, std::string_view v) {
-  while (!choices.empty()) {
-    size_t bar = choices.find('|');
-    if (choices.substr(0, bar) == v) return true;
-    if (bar == std::string_view::npos) break;
-    choices.remove_prefix(bar + 1);
-  }
-  return false;
-}
-
-Error OutOfRange(const OptionSpec& spec, std::string_view text) {
-  return Error{"option " + std::string(spec.name) + " = " + std::string(text) +
-               " is out of range: expected " + RangeText(spec)};
-}
-
-// Checks a parsed value against the spec's range or choices.
-Result<Value> Checked(const OptionSpec& spec, Value v, std::string_view text) {
-  if (const auto* i = std::get_if<int64_t>(&v)) {
-    const auto d = static_cast<double>(*i);
-    if (d < spec.min || d > spec.max) return OutOfRange(spec, text);
-  } else if (const auto* d = std::get_if<double>(&v)) {
-    if (!std::isfinite(*d) || *d < spec.min || *d > spec.max) return OutOfRange(spec, text);
-  } else if (const auto* s = std::get_if<std::string>(&v)) {
-    if (!spec.choices.empty() && !InChoices(spec.choices, *s)) return OutOfRange(spec, text);
-  }
-  return v;
-}
-
-Error WrongType(const OptionSpec& spec, std::string_view text) {
-  // RangeText is the type's name alone for a boolean or a free string: not twice.
-  const std::string type(TypeName(spec.type)), range = RangeText(spec);
-  return Error{"option " + std::string(spec.name) + " = " + std::string(text) + ": expected " +
-               type + (range == type ? "" : " " + range)};
-}
-
-// Parses the text form of a value (as in --set or the table's defaults).
-Result<Value> ParseText(const OptionSpec& spec, std::string_view text) {
-  const char* first = text.data();
-  const char* last = text.data() + text.size();
-  switch (spec.type) {
-    case OptionType::kInt: {
-      int64_t v = 0;
-      auto [p, ec] = std::from_chars(first, last, v);
-      if (ec != std::errc() || p != last) return WrongType(spec, text);
-      return Checked(spec, v, text);
-    }
-    case OptionType::kFloat: {
-      double v = 0;
-      auto [p, ec] = std::from_chars(first, last, v);
-      if (ec != std::errc() || p != last) return WrongType(spec, text);
-      return Checked(spec, v, text);
-    }
-    case OptionType::kBool:
-      if (text == "true") return Value{true};
-      if (text == "false") return Value{false};
-      return WrongType(spec, text);
-    case OptionType::kString:
-      return Checked(spec, std::string(text), text);
-  }
-  return WrongType(spec, text);
-}
-
-// Converts one TOML node to a value of the spec's type (an integer is accepted for a number).
-Result<Value> FromNode(const OptionSpec& spec, const toml::node& node) {
-  std::ostringstream text;
-  node.visit([&text](const auto& v) { text << v; });
-  switch (spec.type) {
-    case OptionType::kInt:
-      if (auto v = node.value_exact<int64_t>()) return Checked(spec, *v, text.str());
-      break;
-    case OptionType::kFloat:
-      if (node.is_number()) return Checked(spec, *node.value<double>(), text.str());
-      break;
-    case OptionType::kBool:
-      if (auto v = node.value_exact<bool>()) return Value{*v};
-      break;
-    case OptionType::kString:
-      if (auto v = node.value_exact<std::string>()) return Checked(spec, *v, text.str());
-      break;
-  }
-  return WrongType(spec, text.str());
-}
 
 // A config is a few KB; the bound keeps a wrong path (a log, an image) from being read whole.
 constexpr size_t kMaxConfigBytes = size_t{1} << 20;
@@ -195,6 +92,7 @@ Result<Config> Config::FromFile(const std::filesystem::path& path) {
       c.values_[name] = std::move(v).value();
     }
   }
+  if (Status s = c.Check(); !s.ok()) return Error{file + ": " + s.error().message};
   return c;
 }
 
@@ -221,28 +119,51 @@ const Value& Config::Get(std::string_view name) const {
   return it->second;
 }
 
-int64_t Config::Int(std::string_view name) const {
-  const auto* v = std::get_if<int64_t>(&Get(name));
+template <typename T>
+const T& Config::Typed(std::string_view name) const {
+  const auto* v = std::get_if<T>(&Get(name));
   if (v == nullptr) UnknownOptionBug(name);
   return *v;
 }
 
-double Config::Float(std::string_view name) const {
-  const auto* v = std::get_if<double>(&Get(name));
-  if (v == nullptr) UnknownOptionBug(name);
-  return *v;
-}
-
-bool Config::Bool(std::string_view name) const {
-  const auto* v = std::get_if<bool>(&Get(name));
-  if (v == nullptr) UnknownOptionBug(name);
-  return *v;
-}
-
+int64_t Config::Int(std::string_view name) const { return Typed<int64_t>(name); }
+double Config::Float(std::string_view name) const { return Typed<double>(name); }
+bool Config::Bool(std::string_view name) const { return Typed<bool>(name); }
 const std::string& Config::String(std::string_view name) const {
-  const auto* v = std::get_if<std::string>(&Get(name));
-  if (v == nullptr) UnknownOptionBug(name);
-  return *v;
+  return Typed<std::string>(name);
+}
+const std::vector<int64_t>& Config::IntList(std::string_view name) const {
+  return Typed<std::vector<int64_t>>(name);
+}
+const std::vector<double>& Config::FloatList(std::string_view name) const {
+  return Typed<std::vector<double>>(name);
+}
+const std::vector<std::string>& Config::StringList(std::string_view name) const {
+  return Typed<std::vector<std::string>>(name);
+}
+
+Status Config::Check() const {
+  for (const OptionSpec& spec : Options()) {
+    const std::string name(spec.name);
+    const size_t n = ListSize(Get(spec.name));
+    if (!spec.parallel_to.empty() && n != 0) {
+      const size_t want = ListSize(Get(spec.parallel_to));
+      if (n != want) {
+        return Error{"option " + name + " has " + std::to_string(n) + " entr" +
+                     (n == 1 ? "y" : "ies") + " and " + std::string(spec.parallel_to) + " " +
+                     std::to_string(want) + ": give one per " + std::string(spec.parallel_to) +
+                     " entry, or none for the defaults"};
+      }
+    }
+    if (!spec.distinct) continue;
+    std::set<std::string_view> seen;
+    for (const std::string& entry : StringList(spec.name)) {
+      if (!entry.empty() && !seen.insert(entry).second) {
+        return Error{"option " + name + " names '" + entry + "' twice: its entries must differ"};
+      }
+    }
+  }
+  return OkStatus();
 }
 
 std::string Config::ToToml() const {
@@ -256,22 +177,7 @@ std::string Config::ToToml() const {
       out += "\n[" + std::string(section) + "]\n";
     }
     out += "# " + std::string(spec.doc) + " (" + RangeText(spec) + ")\n";
-    out += std::string(name.substr(dot + 1)) + " = ";
-    const Value& v = Get(name);
-    if (const auto* i = std::get_if<int64_t>(&v)) {
-      out += std::to_string(*i);
-    } else if (const auto* d = std::get_if<double>(&v)) {
-      std::string s = FormatNumber(*d);
-      if (s.find_first_of(".en") == std::string::npos) s += ".0";  // keep TOML's float type
-      out += s;
-    } else if (const auto* b = std::get_if<bool>(&v)) {
-      out += *b ? "true" : "false";
-    } else {
-      std::ostringstream quoted;
-      quoted << toml::value<std::string>(std::get<std::string>(v));
-      out += quoted.str();
-    }
-    out += "\n";
+    out += std::string(name.substr(dot + 1)) + " = " + TomlText(Get(name)) + "\n";
   }
   return out;
 }

@@ -174,6 +174,23 @@ const OptionSpec* FindOption(std::string_view name) {
   return nullptr;
 }
 
+bool IsList(OptionType type) {
+  return type == T::kIntList || type == T::kFloatList || type == T::kStringList;
+}
+
+OptionType ElementType(OptionType type) {
+  switch (type) {
+    case T::kIntList:
+      return T::kInt;
+    case T::kFloatList:
+      return T::kFloat;
+    case T::kStringList:
+      return T::kString;
+    default:
+      return type;
+  }
+}
+
 std::string_view TypeName(OptionType type) {
   switch (type) {
     case T::kInt:
@@ -184,6 +201,12 @@ std::string_view TypeName(OptionType type) {
       return "boolean";
     case T::kString:
       return "string";
+    case T::kIntList:
+      return "list of integers";
+    case T::kFloatList:
+      return "list of numbers";
+    case T::kStringList:
+      return "list of strings";
   }
   return "?";
 }

@@ -73,6 +73,12 @@ Result<config::Config> LoadConfig(const Args& args, int* status) {
       return Error{"--set " + s.error().message};
     }
   }
+  if (!args.sets.empty()) {  // the file alone was checked as it was read
+    if (Status s = cfg->Check(); !s.ok()) {
+      *status = kExitUsage;
+      return Error{"--set: " + s.error().message};
+    }
+  }
   *status = kExitOk;
   return cfg;
 }
