@@ -43,14 +43,26 @@ constexpr std::array kOptions = {
                "Voice must last this long to start speech (shorter bursts are ignored)"},
     OptionSpec{"vad.hangover_ms", T::kInt, "100", 0, 3000, "", "ms",
                "Speech goes on this long after the last voice frame"},
-    OptionSpec{"kws.model", T::kString, "", 0, 0, "", "",
-               "Keyword model file (empty: the bundled large models/kws/computer.eshm; "
-               "models/kws/computer_small.eshm is the small one)"},
-    OptionSpec{"kws.keyword", T::kString, "computer", 0, 0, "", "", "The keyword the model spots"},
-    OptionSpec{"kws.threshold", T::kFloat, "0.8", 0.0, 1.0, "", "",
-               "Score at or above which a hop is a detection (the keyword's sensitivity)"},
-    OptionSpec{"kws.refractory_ms", T::kInt, "1000", 0, 10000, "", "ms",
-               "No second detection within this time after one"},
+    OptionSpec{"kws.models", T::kStringList, "computer", 0, 0, "", "",
+               "The keywords, one model file each, all scored on every hop; a bundled keyword's "
+               "name stands for its file (computer: models/kws/computer.eshm, its small model "
+               "models/kws/computer_small.eshm)"},
+    OptionSpec{"kws.small_models", T::kStringList, "", 0, 0, "", "",
+               "Each keyword's model in the governor's profiles of small keyword models ('': a "
+               "bundled keyword's small model; for another keyword its model serves both)",
+               "kws.models"},
+    OptionSpec{"kws.names", T::kStringList, "", 0, 0, "", "",
+               "Each keyword's name in wake events and on D-Bus, no two alike ('': the phrase its "
+               "model file states, else the file's name without .eshm)",
+               "kws.models", true},
+    OptionSpec{"kws.sensitivities", T::kFloatList, "", 0.0, 1.0, "", "",
+               "Each keyword's sensitivity (default 0.5: the threshold its model file states, else "
+               "0.8): 0 never wakes, 1 wakes on every hop; higher hears more and wakes falsely "
+               "more",
+               "kws.models"},
+    OptionSpec{"kws.refractory_ms", T::kIntList, "", 0, 10000, "", "ms",
+               "Each keyword's time after a wake in which it gives no other (default 1000)",
+               "kws.models"},
     OptionSpec{"kws.max_hold_ms", T::kInt, "500", 10, 2000, "", "ms",
                "A wake word is reported when its score falls back under the threshold (the "
                "keyword's end), or this long after it crossed it"},
@@ -122,11 +134,8 @@ constexpr std::array kOptions = {
     OptionSpec{"governor.min_dwell_ms", T::kInt, "30000", 0, 3600000, "", "ms",
                "After a change, the governor keeps a profile at least this long (a manual profile "
                "applies at once)"},
-    OptionSpec{"governor.small_kws_model", T::kString, "", 0, 0, "", "",
-               "Keyword model of the profiles with a small one (empty: the bundled "
-               "models/kws/computer_small.eshm); the large one is kws.model"},
     OptionSpec{"governor.performance_kws", T::kString, "large", 0, 0, "large|small", "",
-               "Keyword model size in the performance profile"},
+               "Keyword model size in the performance profile (kws.models or kws.small_models)"},
     OptionSpec{"governor.performance_stt", T::kString, "large", 0, 0, "large|small|off", "",
                "Speech-to-text profile in the performance profile (off: wake words only)"},
     OptionSpec{"governor.balanced_kws", T::kString, "large", 0, 0, "large|small", "",

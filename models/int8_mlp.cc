@@ -157,6 +157,10 @@ Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
   if (mlp.layers_.back().outputs != 1) return file.Fail("the last layer must have one output");
   auto sigmoid = file.Read<uint16_t>("sigmoid", {2 * kLogitHalfRange});
   if (!sigmoid.ok()) return sigmoid.error();
+  // Scores are probabilities in Q15 (a threshold of 32768 is never reached: kws.h).
+  if (*std::max_element(sigmoid->begin(), sigmoid->end()) > 32767) {
+    return file.Fail("the sigmoid table holds scores above 32767, 1.0 in Q15");
+  }
   mlp.sigmoid_q15_ = std::move(sigmoid).value();
   return mlp;
 }

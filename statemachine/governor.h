@@ -44,9 +44,8 @@ std::string_view ProfileName(Profile profile);  // "performance", "balanced", "s
 // a profile's name -> that profile; anything else is an error naming the text and the choices.
 Result<std::optional<Profile>> ParseProfileSetting(std::string_view text);
 
-// Keyword model: large = kws.model (bundled models/kws/computer.eshm), small =
-// governor.small_kws_model (bundled models/kws/computer_small.eshm). STT: stt.profile large|small,
-// or off (no decoding).
+// Keyword models: large = every keyword's kws.models file, small = its kws.small_models file
+// (model_library.h). STT: stt.profile large|small, or off (no decoding).
 enum class KwsSize { kLarge, kSmall };
 enum class SttSize { kLarge, kSmall, kOff };
 std::string_view KwsSizeName(KwsSize size);  // "large", "small"

@@ -13,9 +13,12 @@ Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
   PipelineModels models;
   models.vad = vad_;
   if (stages_.kws) {
-    auto kws = Keyword(sizes.kws);
+    auto kws = Keywords(sizes.kws);
     if (!kws.ok()) return kws.error();
     models.kws = std::move(kws).value();
+    for (const kws::KeywordSpec& spec : *keyword_specs_) {
+      models.sensitivities.push_back(spec.sensitivity);
+    }
   }
   if (stages_.kws && stages_.stt && sizes.stt != SttSize::kOff) {
     auto stt = Speech(sizes.stt);
@@ -25,16 +28,33 @@ Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
   return models;
 }
 
-Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::Keyword(KwsSize size) {
-  std::shared_ptr<const kws::KwsModel>& slot = kws_[static_cast<size_t>(size)];
+Result<std::shared_ptr<const kws::KeywordSet>> ModelLibrary::Keywords(KwsSize size) {
+  std::shared_ptr<const kws::KeywordSet>& slot = kws_[static_cast<size_t>(size)];
   if (slot) return slot;
-  const std::string path = size == KwsSize::kLarge
-      ? config::ModelPath(config_, "kws.model", "kws/computer.eshm")
-      : config::ModelPath(config_, "governor.small_kws_model", "kws/computer_small.eshm");
-  auto model = kws::KwsModel::Load(path, front_end_);
-  if (!model.ok()) return model.error();
-  slot = std::move(model).value();
+  if (!keyword_specs_) {
+    Result<std::vector<kws::KeywordSpec>> specs = kws::KeywordSpecs(config_);
+    if (!specs.ok()) return specs.error();
+    keyword_specs_ = std::move(specs).value();
+  }
+  auto set = kws::LoadKeywordSet(*keyword_specs_, size == KwsSize::kSmall,
+                                 [this](const std::string& path) { return KeywordModel(path); });
+  if (!set.ok()) return set.error();
+  slot = std::move(set).value();
   return slot;
+}
+
+// A keyword's model file, loaded once: the sizes' sets share the models of the keywords that
+// have no small one.
+Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::KeywordModel(const std::string& path) {
+  std::shared_ptr<const kws::KwsModel>& model = kws_files_[path];
+  if (model) return model;
+  auto loaded = kws::KwsModel::Load(path, front_end_);
+  if (!loaded.ok()) {
+    kws_files_.erase(path);
+    return loaded.error();
+  }
+  model = std::move(loaded).value();
+  return model;
 }
 
 Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) {

@@ -1,14 +1,20 @@
 // ModelLibrary: the models the governor's profiles use, each loaded once and shared, so a swap
-// reuses what is loaded. Keyword model large = kws.model (bundled kws/computer.eshm), small =
-// governor.small_kws_model (bundled kws/computer_small.eshm); STT large and small are the
-// pocketsphinx profiles of that name, off is no decoding.
+// reuses what is loaded. Keywords (models/kws/keywords.h): at size large each keyword's kws.models
+// file, at size small its kws.small_models file (the bundled keyword's small model; a keyword
+// without one keeps its large model); STT large and small are the pocketsphinx profiles of that
+// name, off is no decoding.
 #pragma once
 
 #include <array>
+#include <map>
 #include <memory>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "features/front_end_config.h"
+#include "models/kws/keywords.h"
 #include "statemachine/governor.h"
 #include "statemachine/pipeline.h"
 
@@ -25,14 +31,17 @@ class ModelLibrary {
   Result<PipelineModels> For(const ProfileModels& sizes);
 
  private:
-  Result<std::shared_ptr<const kws::KwsModel>> Keyword(KwsSize size);
+  Result<std::shared_ptr<const kws::KeywordSet>> Keywords(KwsSize size);
+  Result<std::shared_ptr<const kws::KwsModel>> KeywordModel(const std::string& path);
   Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size);
 
   config::Config config_;
   features::FrontEndConfig front_end_;
   StageSet stages_;
   std::shared_ptr<const vad::VadModel> vad_;
-  std::array<std::shared_ptr<const kws::KwsModel>, 2> kws_;  // by KwsSize
+  std::optional<std::vector<kws::KeywordSpec>> keyword_specs_;
+  std::array<std::shared_ptr<const kws::KeywordSet>, 2> kws_;  // by KwsSize
+  std::map<std::string, std::shared_ptr<const kws::KwsModel>> kws_files_;  // by path
   std::array<std::shared_ptr<const stt::SttModel>, 2> stt_;  // large, small
 };
 

@@ -1,47 +1,17 @@
 #include "statemachine/pipeline.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "statemachine/model_library.h"
+#include "statemachine/stage_timer.h"
 
 namespace earshot::statemachine {
 namespace {
 
-double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }    // frame k's start
-double EndTime(int64_t k) { return static_cast<double>(k + 1) / 100.0; }  // frame k's end
 // A time in seconds on the 10 ms frame grid (a sum such as 1.05 + 2.51 prints as 3.56, not as
 // 3.5600000000000005).
 double OnFrameGrid(double s) { return std::round(s * 100.0) / 100.0; }
-
-// Adds the time from construction to destruction, and one frame unless `frames` is 0 (more work
-// on a frame already counted), to a stage's counter; and keeps the longest such time in
-// `*longest_ns` if given.
-class StageTimer {
- public:
-  explicit StageTimer(StageCounter& counter, int frames = 1, int64_t* longest_ns = nullptr)
-      : counter_(counter),
-        frames_(frames),
-        longest_ns_(longest_ns),
-        start_(std::chrono::steady_clock::now()) {}
-  ~StageTimer() {
-    const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                           std::chrono::steady_clock::now() - start_)
-                           .count();
-    counter_.nanoseconds += ns;
-    counter_.frames += frames_;
-    if (longest_ns_ != nullptr) *longest_ns_ = std::max(*longest_ns_, ns);
-  }
-  StageTimer(const StageTimer&) = delete;
-  StageTimer& operator=(const StageTimer&) = delete;
-
- private:
-  StageCounter& counter_;
-  int frames_;
-  int64_t* longest_ns_;
-  std::chrono::steady_clock::time_point start_;
-};
 
 // Frames the VAD holds back before deciding one: its lookahead, the smoother's half window and the
 // minimum speech run (vad.h), plus slack.
@@ -109,10 +79,9 @@ Pipeline::Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels
       ring_(settings.preroll_frames + VadDelayFrames(*models_.vad, settings.vad),
             front_end_->config().mel_bands),
       vad_(models_.vad, settings.vad),
-      detector_(settings.kws),
       endpointer_(settings.endpoint) {
   decided_.reserve(64);
-  if (models_.kws) kws_ = std::make_unique<kws::KwsSession>(models_.kws, settings_.kws);
+  MakeKeywordStage();
   if (models_.stt) stt_ = models_.stt->NewSession();
 }
 
@@ -165,6 +134,10 @@ void Pipeline::Unmute() {
 
 void Pipeline::SwapModels(PipelineModels models) {
   pending_models_ = std::move(models);
+  if (pending_models_->kws) {
+    pending_models_->sensitivities.resize(pending_models_->kws->keywords().size(),
+                                          kws::kDefaultSensitivity);
+  }
   if (state_ == State::kIdle || state_ == State::kMuted) ApplyPendingModels();
 }
 
@@ -183,7 +156,8 @@ void Pipeline::OnDecided(int64_t k, bool speech) {
 void Pipeline::OnSpeechChange(int64_t k, bool speech) {
   speech_ = speech;
   if (state_ == State::kVoice && !speech) {
-    if (std::optional<kws::Wake> wake = detector_.Flush()) OnWake(*wake, k - 1);
+    FlushWakes();
+    OnWakes(k - 1);
   }
   if (state_ == State::kCommand) return;
   if (speech)
@@ -191,26 +165,6 @@ void Pipeline::OnSpeechChange(int64_t k, bool speech) {
   else
     sink_->Emit(SpeechEndEvent{StartTime(k)});
   Enter(Next(state_, speech ? Input::kSpeechStart : Input::kSpeechEnd, speech), k, StartTime(k));
-}
-
-void Pipeline::RunKeyword(int64_t k) {
-  if (!kws_) return;
-  std::optional<kws::Wake> wake;
-  {
-    StageTimer timer(stats_.kws);
-    wake = detector_.Push(k, kws_->Process(ring_.Row(k)));
-  }
-  kws_next_ = k + 1;
-  if (wake) OnWake(*wake, k);
-}
-
-// A wake word that ended at wake.frame, found at frame k (>= wake.frame).
-void Pipeline::OnWake(const kws::Wake& wake, int64_t k) {
-  ++stats_.wakes;
-  const double t = EndTime(wake.frame);
-  sink_->Emit(WakeEvent{t, settings_.kws.keyword, wake.score_q15 / 32767.0});
-  Enter(Next(state_, Input::kWake, speech_), k, t);
-  StartRequest(wake.frame + 1, k);
 }
 
 void Pipeline::RunCommand(int64_t k) {
@@ -286,25 +240,6 @@ void Pipeline::Enter(State next, int64_t k, double t) {
   if (next == State::kIdle && pending_models_) ApplyPendingModels();
 }
 
-// The keyword spotter starts; coming from silence it first reads the pre-roll (without detecting:
-// a keyword there would end before the speech that the VAD just reported), or only the frames it
-// missed if it stopped within the pre-roll. After a request it starts fresh.
-void Pipeline::StartKeyword(int64_t k, bool with_preroll) {
-  if (!kws_) return;
-  (void)detector_.Flush();  // a run cut short by a request or a mute is no wake
-  int64_t first = with_preroll ? std::max(ring_.begin(), k - settings_.preroll_frames) : k;
-  if (with_preroll && kws_next_ >= first && kws_next_ <= k) {
-    first = kws_next_;  // stopped within the pre-roll: carry on as if it had run all along
-  } else {
-    kws_->Reset();
-  }
-  for (int64_t j = first; j < k; ++j) {
-    StageTimer timer(stats_.kws);
-    kws_->Process(ring_.Row(j));
-  }
-  kws_next_ = k;
-}
-
 // The request starts with the frame after the keyword's end, so the keyword is not transcribed
 // and speech that follows it without a pause is; frames first..k were decided while the detector
 // waited for the keyword's end and are fed now.
@@ -326,9 +261,10 @@ void Pipeline::StartRequest(int64_t first, int64_t k) {
 
 void Pipeline::ApplyPendingModels() {
   models_.kws = pending_models_->kws;
+  models_.sensitivities = std::move(pending_models_->sensitivities);
   models_.stt = pending_models_->stt;
   pending_models_.reset();
-  kws_ = models_.kws ? std::make_unique<kws::KwsSession>(models_.kws, settings_.kws) : nullptr;
+  MakeKeywordStage();
   kws_next_ = -1;
   stt_ = models_.stt ? models_.stt->NewSession() : nullptr;
 }

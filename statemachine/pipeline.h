@@ -11,6 +11,11 @@
 //
 // Models are immutable and shared (PipelineModels); swaps requested with SwapModels take effect the
 // next time the cascade is idle, so a request always finishes with the models it started with.
+// Keywords: every keyword of the set is scored on every hop the keyword stage runs, each with its
+// own detector (its sensitivity's threshold, its refractory period). The first wake starts the
+// request; a keyword whose wake comes on the same hop, or whose run over its threshold was in
+// progress then, is reported too (in time order), but starts no other request: in `command` the
+// keyword stage does not run, and a wake changes nothing.
 // Not thread-safe: one thread pushes frames and calls the other methods.
 #pragma once
 
@@ -27,6 +32,7 @@
 #include "config/result.h"
 #include "features/front_end.h"
 #include "models/kws/detector.h"
+#include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/stt.h"
@@ -45,10 +51,13 @@ struct StageSet {
 
 struct PipelineModels {
   std::shared_ptr<const vad::VadModel> vad;
-  std::shared_ptr<const kws::KwsModel> kws;  // null when the keyword stage is off
+  std::shared_ptr<const kws::KeywordSet> kws;  // null when the keyword stage is off
+  // Each keyword's sensitivity (0 .. 1) by its index in `kws`: the config's, or as SetSensitivity
+  // left it; a missing one is kws::kDefaultSensitivity.
+  std::vector<double> sensitivities;
   std::shared_ptr<const stt::SttModel> stt;  // null when the STT stage is off
-  // The models the config names (bundled ones where a path is empty), for the stages in `stages`:
-  // kws.model and the stt.profile, whatever the governor would choose.
+  // The models the config names, for the stages in `stages`: the keywords' large models and the
+  // stt.profile, whatever the governor would choose.
   static Result<PipelineModels> Load(const config::Config& config,
                                      const features::FrontEndConfig& front_end, StageSet stages);
 };
@@ -83,6 +92,9 @@ class Pipeline {
   void Unmute();
   // The keyword and STT models to use from the next idle moment on (at once if idle now).
   void SwapModels(PipelineModels models);
+  // The sensitivity (0 .. 1) of the keyword `name` from the next hop on, in the models in use and
+  // in those waiting to be swapped in; false if neither has such a keyword.
+  bool SetSensitivity(std::string_view name, double sensitivity);
 
   State state() const { return state_; }
   double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
@@ -105,14 +117,18 @@ class Pipeline {
 
   void OnDecided(int64_t k, bool speech);
   void OnSpeechChange(int64_t k, bool speech);
+  // The keyword stage (pipeline_keywords.cc).
+  void MakeKeywordStage();
+  void StartKeyword(int64_t k, bool with_preroll);
   void RunKeyword(int64_t k);
-  void OnWake(const kws::Wake& wake, int64_t k);
+  void FlushWakes();
+  void OnWakes(int64_t k);
+  // The rest (pipeline.cc).
   void RunCommand(int64_t k);
   void EmitPartial(int64_t k);
   void EndRequest(int64_t k);
   void AbandonRequest();
   void Enter(State next, int64_t k, double t);
-  void StartKeyword(int64_t k, bool with_preroll);
   void StartRequest(int64_t first, int64_t k);
   bool FeedStt(int64_t k);
   void ApplyPendingModels();
@@ -127,8 +143,13 @@ class Pipeline {
   audio::FrameRing ring_;
   vad::VadSession vad_;
   std::vector<vad::VadFrame> decided_;
-  std::unique_ptr<kws::KwsSession> kws_;
-  kws::WakeDetector detector_;
+  std::unique_ptr<kws::KeywordSetSession> kws_;
+  std::vector<kws::WakeDetector> detectors_;  // by keyword index
+  struct KeywordWake {
+    size_t keyword;
+    kws::Wake wake;
+  };
+  std::vector<KeywordWake> wakes_;  // found on the hop being decided
   std::unique_ptr<stt::SttSession> stt_;
   stt::Endpointer endpointer_;
 

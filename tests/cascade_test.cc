@@ -223,7 +223,7 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
   ASSERT_TRUE(config.Set("governor.min_dwell_ms", "1000").ok());
   ASSERT_TRUE(config.Set("governor.poll_ms", "100").ok());
   // A separate load of the bundled model stands for the small one: it is a different instance.
-  ASSERT_TRUE(config.Set("governor.small_kws_model",
+  ASSERT_TRUE(config.Set("kws.small_models",
                          std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm").ok());
   auto gov_config = GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
@@ -282,7 +282,7 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
 TEST(GovernorDriver, AModelThatFailsToLoadKeepsTheOldOnes) {
   config::Config config = config::Config::Defaults();
   ASSERT_TRUE(config.Set("governor.profile", "saver").ok());
-  ASSERT_TRUE(config.Set("governor.small_kws_model", "/nonexistent/small.eshm").ok());
+  ASSERT_TRUE(config.Set("kws.small_models", "/nonexistent/small.eshm").ok());
   auto gov_config = GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
   ModelLibrary library(config, features::FrontEndConfig{}, StageSet{true, false});

@@ -113,6 +113,38 @@ check "kws format" awk -F'\t' 'NF != 3 || $2 != "computer" || $3 < 0 || $3 > 1 {
 check "kws finds computer in the first second" awk -F'\t' '$1 < 1.3 && $3 > 0.9 { found = 1 } END { exit !found }' out.txt
 check "kws wrong model kind" status_is 1 "$earshot" kws --model "$src/models/vad/vad.eshm" sample.flac
 check "kws wrong model explained" grep -q "is a 'vad-mlp' model, expected 'kws-mlp'" err.txt
+"$earshot" kws sample.flac | cut -f3 >single.txt
+check "kws two models" status_is 0 "$earshot" kws --model "$src/models/kws/computer.eshm" \
+  --model "$src/models/kws/computer_small.eshm" sample.flac
+check "kws two models: a line per keyword per hop" test "$(wc -l <out.txt)" -eq 910
+check "kws two models: named, in order" test "$(head -2 out.txt | cut -f2 | tr '\n' ' ')" = \
+  "computer computer_small "
+check "kws two models: the first one's scores alone" cmp -s single.txt <(awk -F'\t' 'NR % 2' out.txt | cut -f3)
+check "kws no keyword" status_is 2 "$earshot" kws --set kws.models= sample.flac
+check "kws no keyword named" one_error_line_naming "option kws.models is empty"
+
+# Several keywords in the cascade; the lists beside kws.models are checked as a whole.
+check "run two keywords" status_is 0 "$earshot" run --stages vad,kws \
+  --set kws.models="computer,$src/models/kws/computer_small.eshm" --set kws.names=,small sample.flac
+check "a wake each" test "$(grep -o '"keyword": "[a-z]*"' out.txt | tr '\n' ' ')" = \
+  '"keyword": "computer" "keyword": "small" '
+check "lists of other lengths" status_is 2 "$earshot" run --set kws.models=computer,computer \
+  --set kws.sensitivities=0.5 sample.flac
+check "lists of other lengths named" one_error_line_naming \
+  "option kws.sensitivities has 1 entry and kws.models 2"
+check "sensitivity out of range" status_is 2 "$earshot" run --set kws.sensitivities=1.5 sample.flac
+check "sensitivity out of range named" one_error_line_naming \
+  "kws.sensitivities = 1.5 is out of range: expected [0, 1]"
+check "a name twice" status_is 2 "$earshot" run --set kws.models=computer,computer \
+  --set kws.names=a,a sample.flac
+check "a name twice named" one_error_line_naming "option kws.names names 'a' twice"
+check "names alike from the files" status_is 1 "$earshot" run \
+  --set kws.models="computer,$src/models/kws/computer.eshm" sample.flac
+check "names alike from the files named" one_error_line_naming "are both named 'computer'"
+printf '[kws]\nmodels = ["computer", "computer"]\nsensitivities = [0.5]\n' >lists.toml
+check "config lists of other lengths" status_is 1 "$earshot" run --config lists.toml sample.flac
+check "config lists of other lengths named" one_error_line_naming \
+  "lists.toml: option kws.sensitivities has 1 entry and kws.models 2"
 
 # Speech-to-text: FILE<TAB>text; bad profile and missing model files are clear errors.
 check "transcribe" status_is 0 "$earshot" transcribe sample.flac
@@ -137,7 +169,7 @@ check "transcribe missing file named" one_error_line_naming missing.wav
 printf '# t battery_percent charging temp_c\n0 50 0 40\n2 15 0 -\n' >day.txt
 check "run --sensors" status_is 0 "$earshot" run --stages vad,kws --sensors day.txt \
   --set governor.min_dwell_ms=1000 --set governor.poll_ms=100 \
-  --set governor.small_kws_model="$src/models/kws/computer.eshm" sample.flac
+  --set kws.small_models="$src/models/kws/computer.eshm" sample.flac
 check "run --sensors json" valid_json_lines out.txt
 check "profile events" test "$(grep -o '"profile": "[a-z]*"' out.txt | tr '\n' ' ')" = \
   '"profile": "performance" "profile": "saver" '

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <vector>
 
 #include "config/options.h"
 #include "tests/temp_path.h"
@@ -25,6 +26,14 @@ TEST(OptionsTable, EveryDefaultIsValidAndSectionsAreContiguous) {
     EXPECT_FALSE(spec.doc.empty()) << spec.name;
     const std::string_view s = spec.name.substr(0, spec.name.find('.'));
     ASSERT_NE(spec.name.find('.'), std::string_view::npos) << spec.name;
+    if (!spec.parallel_to.empty()) {  // a list beside another list
+      const OptionSpec* list = FindOption(spec.parallel_to);
+      ASSERT_NE(list, nullptr) << spec.name;
+      EXPECT_TRUE(IsList(spec.type) && IsList(list->type)) << spec.name;
+    }
+    if (spec.distinct) {
+      EXPECT_EQ(spec.type, OptionType::kStringList) << spec.name;
+    }
     if (s != section) {
       EXPECT_FALSE(closed.contains(s)) << "section " << s << " split in the table";
       closed.insert(section);
@@ -33,6 +42,7 @@ TEST(OptionsTable, EveryDefaultIsValidAndSectionsAreContiguous) {
   }
   Config c = Config::Defaults();  // aborts on a default outside its range
   EXPECT_EQ(c.Int("audio.preroll_ms"), 1500);
+  EXPECT_TRUE(c.Check().ok());
 }
 
 TEST(Config, FileOverridesDefaults) {
@@ -125,6 +135,62 @@ TEST(Config, PrintedConfigReadsBackUnchanged) {
   Result<Config> back = Config::FromFile(path);
   ASSERT_TRUE(back.ok()) << back.error().message;
   EXPECT_EQ(back->ToToml(), c.ToToml());
+}
+
+TEST(ConfigLists, TextAndTomlForms) {
+  Config c = Config::Defaults();
+  EXPECT_EQ(c.StringList("kws.models"), std::vector<std::string>{"computer"});
+  EXPECT_TRUE(c.FloatList("kws.sensitivities").empty());
+  ASSERT_TRUE(c.Set("kws.models", " a.eshm ,/b/c.eshm").ok());  // spaces around entries dropped
+  EXPECT_EQ(c.StringList("kws.models"), (std::vector<std::string>{"a.eshm", "/b/c.eshm"}));
+  ASSERT_TRUE(c.Set("kws.sensitivities", "0.25, 1").ok());
+  EXPECT_EQ(c.FloatList("kws.sensitivities"), (std::vector<double>{0.25, 1.0}));
+  ASSERT_TRUE(c.Set("kws.refractory_ms", "500,2000").ok());
+  EXPECT_EQ(c.IntList("kws.refractory_ms"), (std::vector<int64_t>{500, 2000}));
+  ASSERT_TRUE(c.Set("kws.names", ",x").ok());
+  EXPECT_EQ(c.StringList("kws.names"), (std::vector<std::string>{"", "x"}));
+  ASSERT_TRUE(c.Set("kws.small_models", "").ok());  // the empty list
+  EXPECT_TRUE(c.StringList("kws.small_models").empty());
+  EXPECT_TRUE(c.Check().ok());
+  const std::string toml = c.ToToml();
+  EXPECT_NE(toml.find("\nmodels = ['a.eshm', '/b/c.eshm']\n"), std::string::npos) << toml;
+  EXPECT_NE(toml.find("\nsensitivities = [0.25, 1.0]\n"), std::string::npos);
+  EXPECT_NE(toml.find("\nsmall_models = []\n"), std::string::npos);
+  Result<Config> back = Config::FromFile(WriteTemp("lists.toml", toml));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->ToToml(), toml);
+}
+
+TEST(ConfigLists, ErrorsNameTheKey) {
+  Config c = Config::Defaults();
+  EXPECT_EQ(c.Set("kws.sensitivities", "0.5,1.5").error().message,
+            "option kws.sensitivities = 1.5 is out of range: expected [0, 1]");
+  EXPECT_EQ(c.Set("kws.refractory_ms", "100,x").error().message,
+            "option kws.refractory_ms = x: expected integer [0, 10000] ms");
+  ASSERT_TRUE(c.Set("kws.names", "a,b").ok());  // checked with the others' lengths, later
+  EXPECT_EQ(c.Check().error().message,
+            "option kws.names has 2 entries and kws.models 1: give one per kws.models entry, or "
+            "none for the defaults");
+  ASSERT_TRUE(c.Set("kws.models", "a.eshm,b.eshm,c.eshm").ok());
+  ASSERT_TRUE(c.Set("kws.names", "x,,x").ok());
+  EXPECT_EQ(c.Check().error().message, "option kws.names names 'x' twice: its entries must differ");
+  ASSERT_TRUE(c.Set("kws.names", ",,").ok());  // '' is each one's default, not a name
+  EXPECT_TRUE(c.Check().ok());
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"[kws]\nmodels = ['a.eshm', 'b.eshm']\nsensitivities = [0.5]\n",
+       "lengths.toml: option kws.sensitivities has 1 entry and kws.models 2"},
+      {"[kws]\nsensitivities = 0.5\n",
+       "scalar.toml: option kws.sensitivities = 0.5: expected a list of numbers in [0, 1]"},
+      {"[kws]\nsensitivities = [0.5, 'x']\n", "option kws.sensitivities = 'x': expected number"},
+      {"[kws]\nsensitivities = [2]\n", "option kws.sensitivities = 2 is out of range"},
+  };
+  const char* names[] = {"lengths.toml", "scalar.toml", "element.toml", "range.toml"};
+  for (size_t i = 0; i < files.size(); ++i) {
+    Result<Config> bad = Config::FromFile(WriteTemp(names[i], files[i].first));
+    ASSERT_FALSE(bad.ok()) << files[i].first;
+    EXPECT_NE(bad.error().message.find(files[i].second), std::string::npos)
+        << bad.error().message;
+  }
 }
 
 TEST(Config, ShippedDefaultFileMatchesTheTable) {

@@ -39,7 +39,7 @@ check "bad --sysfs-root" status_is 1 "$earshotd" --sysfs-root "$tmp/none" --bus 
 check "bad --sysfs-root named" last_error_names "--sysfs-root $tmp/none: not a directory"
 check "bad --events" status_is 1 "$earshotd" --events "$tmp/none/events.jsonl" --bus none
 check "bad --events named" last_error_names "--events $tmp/none/events.jsonl"
-printf '[kws]\nmodel = "%s/none.eshm"\n' "$tmp" >nomodel.toml
+printf '[kws]\nmodels = ["%s/none.eshm"]\n' "$tmp" >nomodel.toml
 check "missing model" status_is 1 "$earshotd" --config nomodel.toml --input wav:text.wav --bus none
 check "missing model named" last_error_names "none.eshm"
 

@@ -209,13 +209,13 @@ def bus_methods(bus, events, log, config):
     stats = call("GetStats")
     check("GetStats after bad calls", stats.returncode == 0 and "queue_high_water_frames" in
           stats.stdout, stats.stderr)
-    # Back to the governor (no battery here: performance), whose models name kws.model.
+    # Back to the governor (no battery here: performance), whose models are kws.models'.
     check("SetProfile auto", call("SetProfile", "s", "auto").returncode == 0)
     check("ProfileChanged auto", bus.expect(is_signal("ProfileChanged", "performance")))
     with open(config) as f:
         good = f.read()
     with open(config, "w") as f:
-        f.write(re.sub(r"(\[kws\][^\[]*?\n)model = ''", r"\1model = '/nonexistent/kws.eshm'", good))
+        f.write(good.replace("models = ['computer']", "models = ['/nonexistent/kws.eshm']"))
     check("Reload with a missing model", call("Reload").returncode == 0)
     error = events.expect(lambda e: e.get("event") == "error" and e.get("stage") == "reload")
     check("missing model: error event naming it", error and "/nonexistent/kws.eshm" in

@@ -27,7 +27,7 @@ constexpr std::string_view kUsage =
     "audio), then the real-time factor, the stream's wake words and requests, the longest wait\n"
     "for a final transcript after an endpoint, and peak memory.\n"
     "Model loading is not counted. --profile runs the models the governor gives that profile\n"
-    "(default: kws.model and stt.profile's).\n";
+    "(default: kws.models' and stt.profile's).\n";
 
 Result<std::vector<audio::Frame>> ReadAll(const std::string& path, const config::Config& config) {
   auto source = audio::FileSource::Open(path, SourceOptions(config));

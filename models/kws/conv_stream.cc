@@ -3,28 +3,54 @@
 #include <algorithm>
 
 namespace earshot::kws {
+namespace {
 
-std::optional<ConvStream> ConvStream::For(const models::Int8Mlp& mlp,
-                                          std::span<const int32_t> context, int frame_width) {
+// The leading layers streamed: convolutions, each over the previous one's positions, never the
+// last layer. A dense layer, or one whose frames are not the previous layer's positions, ends it.
+size_t ChainLength(const std::vector<models::Int8Dense>& layers) {
+  size_t l = 0;
+  while (l + 1 < layers.size() && layers[l].positions >= 2 &&
+         (l == 0 || layers[l].frame_width == layers[l - 1].outputs)) {
+    ++l;
+  }
+  return l;
+}
+
+}  // namespace
+
+int32_t ConvStream::Spacing(const models::Int8Mlp& mlp, std::span<const int32_t> context,
+                            int frame_width) {
   const models::Int8Dense& conv = mlp.layers().front();
   if (mlp.layers().size() < 2 || conv.positions < 2 || conv.frame_width != frame_width ||
       static_cast<size_t>(conv.input_frames) != context.size()) {
-    return std::nullopt;
+    return 0;
   }
   const int32_t spacing = context[1] - context[0];
   for (size_t i = 1; i < context.size(); ++i) {
-    if (context[i] - context[i - 1] != spacing) return std::nullopt;
+    if (context[i] - context[i - 1] != spacing) return 0;
   }
+  return spacing;
+}
+
+std::optional<ConvStream> ConvStream::For(const models::Int8Mlp& mlp,
+                                          std::span<const int32_t> context, int frame_width) {
+  const int32_t spacing = Spacing(mlp, context, frame_width);
+  if (spacing <= 0) return std::nullopt;
   return ConvStream(mlp, spacing);
+}
+
+int ConvStream::StreamedLayers(const models::Int8Mlp& mlp, std::span<const int32_t> context,
+                               int frame_width) {
+  if (Spacing(mlp, context, frame_width) <= 0) return 0;
+  return static_cast<int>(ChainLength(mlp.layers()));
 }
 
 ConvStream::ConvStream(const models::Int8Mlp& mlp, int spacing) {
   const std::vector<models::Int8Dense>& layers = mlp.layers();
   int64_t hop_step = spacing;
-  for (size_t l = 0; l + 1 < layers.size(); ++l) {
+  const size_t chain = ChainLength(layers);
+  for (size_t l = 0; l < chain; ++l) {
     const models::Int8Dense& conv = layers[l];
-    // A dense layer, or one whose frames are not the previous layer's positions, ends the chain.
-    if (conv.positions < 2 || (l > 0 && conv.frame_width != layers[l - 1].outputs)) break;
     hop_step *= conv.stride_frames;
     stages_.push_back(Stage{.positions = conv.positions,
                             .channels = conv.outputs,
@@ -81,6 +107,11 @@ void ConvStream::Stage::Gather(int64_t t, size_t first, size_t count, int8_t* ou
 
 uint16_t ConvStream::Run(const models::Int8Mlp& mlp, int64_t t, models::ContextStack& stack,
                          models::Int8Mlp::Scratch& scratch) {
+  return mlp.RunFrom(layers(), RunTrunk(mlp, t, stack), scratch);
+}
+
+std::span<const int8_t> ConvStream::RunTrunk(const models::Int8Mlp& mlp, int64_t t,
+                                             models::ContextStack& stack) {
   Stage& first = stages_.front();
   mlp.RunWindow(0, stack.Stack(t, first.newest_first, static_cast<size_t>(first.kernel_frames)),
                 first.Newest(t));
@@ -95,7 +126,7 @@ uint16_t ConvStream::Run(const models::Int8Mlp& mlp, int64_t t, models::ContextS
   }
   const Stage& last = stages_.back();
   last.Gather(t, 0, static_cast<size_t>(last.positions), gathered_.data());
-  return mlp.RunFrom(static_cast<int>(stages_.size()), gathered_, scratch);
+  return gathered_;
 }
 
 }  // namespace earshot::kws

@@ -8,6 +8,9 @@
 // the context stack makes them, or the stage before's outputs of such windows). The scores are
 // those of the whole network on the stacked input, bit for bit, at the cost of one position of
 // each convolution per hop instead of all of them.
+//
+// The streamed layers are the network's trunk: keyword models whose trunks are the same bytes run
+// it once per hop (RunTrunk) and each its own remaining layers on its outputs (kws.h).
 #pragma once
 
 #include <cstdint>
@@ -27,11 +30,20 @@ class ConvStream {
   // are the previous layer's positions are streamed too.
   static std::optional<ConvStream> For(const models::Int8Mlp& mlp, std::span<const int32_t> context,
                                        int frame_width);
+  // How many leading layers `For` streams: 0 where it gives nullopt.
+  static int StreamedLayers(const models::Int8Mlp& mlp, std::span<const int32_t> context,
+                            int frame_width);
 
   // The score (Q15) of hop t, every hop fed in order from 0, reading its newest window's frames
   // from `stack` (the context frames of `For`).
   uint16_t Run(const models::Int8Mlp& mlp, int64_t t, models::ContextStack& stack,
                models::Int8Mlp::Scratch& scratch);
+  // The trunk alone: the streamed layers' outputs at hop t, every position of the last one
+  // (0 .. 127, position-major), which layer layers() reads (Int8Mlp::RunFrom). `mlp` may be any
+  // network whose streamed layers are those of the one `For` was given.
+  std::span<const int8_t> RunTrunk(const models::Int8Mlp& mlp, int64_t t,
+                                   models::ContextStack& stack);
+  int layers() const { return static_cast<int>(stages_.size()); }
 
  private:
   // One streamed convolution (layer l of the network).
@@ -49,6 +61,9 @@ class ConvStream {
   };
 
   ConvStream(const models::Int8Mlp& mlp, int spacing);
+  // The context's spacing if the first layer convolves its evenly spaced frames, else 0.
+  static int32_t Spacing(const models::Int8Mlp& mlp, std::span<const int32_t> context,
+                         int frame_width);
 
   std::vector<Stage> stages_;  // layer l is stage l
   // A stage's newest window (the first stage's: zeros, at construction).

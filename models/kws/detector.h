@@ -23,6 +23,10 @@ class WakeDetector {
   std::optional<Wake> Push(int64_t frame, uint16_t score_q15);
   // The run in progress, as if its score had fallen now (the speech ended); none if there is none.
   std::optional<Wake> Flush();
+  // A new threshold (a sensitivity set at run time) from the next Push on; a run in progress
+  // goes on under it.
+  void set_threshold_q15(int32_t threshold_q15) { config_.threshold_q15 = threshold_q15; }
+  int32_t threshold_q15() const { return config_.threshold_q15; }
 
  private:
   Wake EndRun();

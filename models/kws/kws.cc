@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "models/kws/phrase.h"
 #include "models/model_file.h"
 
 namespace earshot::kws {
@@ -15,6 +16,38 @@ Result<bool> ReadNoiseSuppression(const models::ModelFile& file) {
   return (*v)[0] == 1;
 }
 
+// kws_phrase in UTF-8, or "" when the file has none.
+Result<std::string> ReadPhrase(const models::ModelFile& file) {
+  if (!file.Has("kws_phrase")) return std::string();
+  Result<std::vector<uint32_t>> dims = file.Dims("kws_phrase");
+  if (!dims.ok()) return dims.error();
+  if (dims->size() != 1) return file.Fail("tensor 'kws_phrase' must be 1-D: one code point each");
+  Result<std::vector<int32_t>> code_points = file.Read<int32_t>("kws_phrase", *dims);
+  if (!code_points.ok()) return code_points.error();
+  if (const std::string problem = PhraseProblem(*code_points); !problem.empty()) {
+    return file.Fail("kws_phrase is no phrase: " + problem);
+  }
+  return EncodeUtf8(*code_points);
+}
+
+Result<int32_t> ReadDefaultThreshold(const models::ModelFile& file) {
+  if (!file.Has("kws_default_threshold")) return kDefaultThresholdQ15;
+  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_default_threshold", {1});
+  if (!v.ok()) return v.error();
+  if ((*v)[0] < 1 || (*v)[0] > 32767) {
+    return file.Fail("kws_default_threshold = " + std::to_string((*v)[0]) +
+                     ": expected a Q15 score threshold in [1, 32767]");
+  }
+  return (*v)[0];
+}
+
+bool SameLayer(const models::Int8Dense& a, const models::Int8Dense& b) {
+  return a.inputs == b.inputs && a.outputs == b.outputs && a.kernel_frames == b.kernel_frames &&
+         a.stride_frames == b.stride_frames && a.frame_width == b.frame_width &&
+         a.input_frames == b.input_frames && a.positions == b.positions && a.weight == b.weight &&
+         a.bias == b.bias && a.mult == b.mult && a.shift == b.shift;
+}
+
 }  // namespace
 
 Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
@@ -25,6 +58,7 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   if (file->features().mel_bands % 2 != 0) {
     return file->Fail("the keyword spotter pools bands in pairs: it needs an even number");
   }
+  std::shared_ptr<KwsModel> model(new KwsModel());
   Result<std::vector<uint32_t>> dims = file->Dims("context");
   if (!dims.ok()) return dims.error();
   Result<std::vector<int32_t>> context = file->Read<int32_t>("context", *dims);
@@ -34,9 +68,11 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
       context->back() != 0) {
     return file->Fail("context offsets must ascend within [-400, 0] and end at 0");
   }
+  model->context_ = std::move(context).value();
   Result<std::vector<int32_t>> t = file->Read<int32_t>("kws_transform", {4});
   if (!t.ok()) return t.error();
-  const KwsTransform transform{(*t)[0], (*t)[1], (*t)[2], (*t)[3]};
+  model->transform_ = KwsTransform{(*t)[0], (*t)[1], (*t)[2], (*t)[3]};
+  const KwsTransform& transform = model->transform_;
   if (transform.mean_shift < 0 || transform.mean_shift > 15 || transform.step_shift < 0 ||
       transform.step_shift > 15 || transform.min < -128 || transform.max > 127 ||
       transform.min > transform.max) {
@@ -44,20 +80,39 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   }
   Result<bool> noise_suppression = ReadNoiseSuppression(*file);
   if (!noise_suppression.ok()) return noise_suppression.error();
-  const int pooled = file->features().mel_bands / 2;
-  Result<models::Int8Mlp> mlp =
-      models::Int8Mlp::Load(*file, pooled * static_cast<int>(context->size()));
+  Result<std::string> phrase = ReadPhrase(*file);
+  if (!phrase.ok()) return phrase.error();
+  Result<int32_t> threshold = ReadDefaultThreshold(*file);
+  if (!threshold.ok()) return threshold.error();
+  model->pooled_bands_ = file->features().mel_bands / 2;
+  Result<models::Int8Mlp> mlp = models::Int8Mlp::Load(
+      *file, model->pooled_bands_ * static_cast<int>(model->context_.size()));
   if (!mlp.ok()) return mlp.error();
-  return std::shared_ptr<const KwsModel>(
-      new KwsModel(std::move(mlp).value(), std::move(context).value(), transform, pooled,
-                   *noise_suppression, static_cast<int16_t>(front_end.log_floor_db * 256)));
+  model->mlp_ = std::move(mlp).value();
+  model->noise_suppression_ = *noise_suppression;
+  model->log_floor_db_q8_ = static_cast<int16_t>(front_end.log_floor_db * 256);
+  model->phrase_ = std::move(phrase).value();
+  model->default_threshold_q15_ = *threshold;
+  model->trunk_layers_ =
+      ConvStream::StreamedLayers(model->mlp_, model->context_, model->pooled_bands_);
+  return std::shared_ptr<const KwsModel>(std::move(model));
+}
+
+bool SharesTrunk(const KwsModel& a, const KwsModel& b) {
+  if (a.trunk_layers() == 0 || a.trunk_layers() != b.trunk_layers() ||
+      !std::ranges::equal(a.context(), b.context()) || a.transform() != b.transform() ||
+      a.noise_suppression() != b.noise_suppression() || a.pooled_bands() != b.pooled_bands() ||
+      a.log_floor_db_q8() != b.log_floor_db_q8()) {
+    return false;
+  }
+  for (size_t l = 0; l < static_cast<size_t>(a.trunk_layers()); ++l) {
+    if (!SameLayer(a.mlp().layers()[l], b.mlp().layers()[l])) return false;
+  }
+  return true;
 }
 
 Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
   KwsConfig c;
-  c.keyword = config.String("kws.keyword");
-  c.threshold_q15 = static_cast<int32_t>(config.Float("kws.threshold") * 32767.0 + 0.5);
-  c.refractory_frames = static_cast<int>(config.Int("kws.refractory_ms") / 10);
   c.max_hold_frames = static_cast<int>(config.Int("kws.max_hold_ms") / 10);
   c.gap_frames = static_cast<int>(config.Int("kws.gap_ms") / 10);
   c.smooth_frames = std::max(1, static_cast<int>(config.Int("kws.smooth_ms") / 10));
@@ -65,24 +120,36 @@ Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
 }
 
 KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config)
-    : model_(std::move(model)),
-      scratch_(model_->mlp().MakeScratch()),
-      mean_q8_(static_cast<size_t>(model_->pooled_bands())),
-      stack_(model_->pooled_bands(),
-             std::vector<int32_t>(model_->context().begin(), model_->context().end())),
-      stream_(ConvStream::For(model_->mlp(), model_->context(), model_->pooled_bands())),
-      recent_q15_(static_cast<size_t>(std::max(1, config.smooth_frames))) {
-  if (model_->noise_suppression()) {
-    noise_.emplace(2 * model_->pooled_bands(), model_->log_floor_db_q8());
-    denoised_q8_.resize(static_cast<size_t>(2 * model_->pooled_bands()));
+    : KwsSession(std::vector<std::shared_ptr<const KwsModel>>{std::move(model)}, config) {}
+
+KwsSession::KwsSession(std::vector<std::shared_ptr<const KwsModel>> models,
+                       const KwsConfig& config)
+    : scores_(models.size()),
+      mean_q8_(static_cast<size_t>(models.front()->pooled_bands())),
+      stack_(models.front()->pooled_bands(),
+             std::vector<int32_t>(models.front()->context().begin(),
+                                  models.front()->context().end())),
+      stream_(ConvStream::For(models.front()->mlp(), models.front()->context(),
+                              models.front()->pooled_bands())) {
+  heads_.reserve(models.size());
+  for (std::shared_ptr<const KwsModel>& model : models) {
+    models::Int8Mlp::Scratch scratch = model->mlp().MakeScratch();
+    const auto smooth = static_cast<size_t>(std::max(1, config.smooth_frames));
+    heads_.push_back(Head{std::move(model), std::move(scratch), std::vector<uint16_t>(smooth), 0});
+  }
+  if (trunk().noise_suppression()) {
+    noise_.emplace(2 * trunk().pooled_bands(), trunk().log_floor_db_q8());
+    denoised_q8_.resize(static_cast<size_t>(2 * trunk().pooled_bands()));
   }
 }
 
 void KwsSession::Reset() {
   stack_.Reset();
   if (noise_) noise_->Reset();
-  std::fill(recent_q15_.begin(), recent_q15_.end(), 0);
-  recent_sum_q15_ = 0;
+  for (Head& head : heads_) {
+    std::fill(head.recent_q15.begin(), head.recent_q15.end(), 0);
+    head.recent_sum_q15 = 0;
+  }
   primed_ = false;
 }
 
@@ -92,7 +159,7 @@ uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
     noise_->Process(denoised_q8_);
     logmel_db_q8 = denoised_q8_;
   }
-  const KwsTransform& p = model_->transform();
+  const KwsTransform& p = trunk().transform();
   std::span<int8_t> inputs = stack_.Next();
   for (size_t b = 0; b < mean_q8_.size(); ++b) {
     const int32_t pooled = (int32_t{logmel_db_q8[2 * b]} + logmel_db_q8[2 * b + 1]) >> 1;
@@ -104,19 +171,36 @@ uint16_t KwsSession::Process(std::span<const int16_t> logmel_db_q8) {
   primed_ = true;
   stack_.Commit();
   const int64_t hop = stack_.committed() - 1;
-  const uint16_t network_q15 = stream_ ? stream_->Run(model_->mlp(), hop, stack_, scratch_)
-                                       : model_->mlp().Run(stack_.Stack(hop), scratch_);
-  // The ring holds the scores of the last n hops (zeros before the first): n * 32767 < 2^31.
-  const auto n = static_cast<int32_t>(recent_q15_.size());
-  uint16_t& slot = recent_q15_[static_cast<size_t>(hop % n)];
-  recent_sum_q15_ += int32_t{network_q15} - slot;
-  slot = network_q15;
-  return static_cast<uint16_t>((recent_sum_q15_ + n / 2) / n);
+  if (!stream_) {  // nothing streamed: each whole network on the stacked context
+    const std::span<const int8_t> stacked = stack_.Stack(hop);
+    for (size_t m = 0; m < heads_.size(); ++m) {
+      scores_[m] = Smoothed(heads_[m], hop, heads_[m].model->mlp().Run(stacked, heads_[m].scratch));
+    }
+    return scores_[0];
+  }
+  // The trunk once (the first model's layers, the same bytes as the others'), then each head.
+  const std::span<const int8_t> trunk_out = stream_->RunTrunk(trunk().mlp(), hop, stack_);
+  for (size_t m = 0; m < heads_.size(); ++m) {
+    Head& head = heads_[m];
+    scores_[m] =
+        Smoothed(head, hop, head.model->mlp().RunFrom(stream_->layers(), trunk_out, head.scratch));
+  }
+  return scores_[0];
 }
 
-uint16_t KwsSession::last_network_score() const {
-  const auto n = static_cast<int64_t>(recent_q15_.size());
-  return recent_q15_[static_cast<size_t>((stack_.committed() + n - 1) % n)];
+// The ring holds the scores of the last n hops (zeros before the first): n * 32767 < 2^31.
+uint16_t KwsSession::Smoothed(Head& head, int64_t hop, uint16_t network_q15) {
+  const auto n = static_cast<int32_t>(head.recent_q15.size());
+  uint16_t& slot = head.recent_q15[static_cast<size_t>(hop % n)];
+  head.recent_sum_q15 += int32_t{network_q15} - slot;
+  slot = network_q15;
+  return static_cast<uint16_t>((head.recent_sum_q15 + n / 2) / n);
+}
+
+uint16_t KwsSession::last_network_score(size_t model) const {
+  const Head& head = heads_[model];
+  const auto n = static_cast<int64_t>(head.recent_q15.size());
+  return head.recent_q15[static_cast<size_t>((stack_.committed() + n - 1) % n)];
 }
 
 }  // namespace earshot::kws

@@ -4,8 +4,23 @@
 // suppression, features/noise_suppression.h; then bands pooled in pairs, minus a running mean,
 // 0.5 dB steps, clamped; the model file states the constants and whether it was trained on
 // suppressed noise), scored at every 10 ms hop.
-// Trained by tools/train/train_kws.py; kws_input.py there specifies the transform this file
-// implements. KwsModel is immutable and shared; KwsSession is one stream's.
+// Trained by tools/train/train_kws.py (and train_wakeword.py from text); kws_input.py there
+// specifies the transform this file implements. KwsModel is immutable and shared; KwsSession is
+// one stream's, over one model or several that share their trunk (SharesTrunk).
+//
+// The model file (models/model_file.h, kind "kws-mlp", log-mel features) holds:
+//   context                int32[F]  the frames read, as offsets from the newest hop: ascending
+//                                    within [-400, 0], the last 0 (the bundled: -152, -150, ..., 0)
+//   kws_transform          int32[4]  {mean_shift, step_shift, min, max} (KwsTransform)
+//   kws_noise_suppression  int32[1]  optional: 1 = the log-mel after NoiseSuppression; 0, absent:
+//                                    the log-mel as it is
+//   l0.*, l1.*, ..., sigmoid         the network (models/int8_mlp.h); leading convolutions over
+//                                    the context frames are streamed (conv_stream.h)
+//   kws_phrase             int32[N]  optional: the phrase spotted, one Unicode code point per
+//                                    element, 1 <= N <= 64, printable, no space first or last
+//                                    (phrase.h): "hey snowboy". The keyword's default name.
+//   kws_default_threshold  int32[1]  optional: the score threshold at sensitivity 0.5 in Q15
+//                                    (1 .. 32767, 1.0 = 32768); absent: 26214 (0.8)
 #pragma once
 
 #include <cstdint>
@@ -25,10 +40,13 @@
 
 namespace earshot::kws {
 
+inline constexpr int32_t kDefaultThresholdQ15 = 26214;  // 0.8 in Q15
+
 struct KwsTransform {
   int32_t mean_shift;  // running band mean: mean += (pooled - mean) >> mean_shift
   int32_t step_shift;  // input = clamp((pooled - mean) >> step_shift, min, max)
   int32_t min, max;
+  bool operator==(const KwsTransform&) const = default;
 };
 
 class KwsModel {
@@ -38,38 +56,45 @@ class KwsModel {
   int pooled_bands() const { return pooled_bands_; }
   std::span<const int32_t> context() const { return context_; }
   const KwsTransform& transform() const { return transform_; }
-  // The model's inputs are computed from the log-mel after NoiseSuppression (optional tensor
-  // `kws_noise_suppression`, int32[1], 1; absent or 0: the log-mel as it is).
   bool noise_suppression() const { return noise_suppression_; }
   int16_t log_floor_db_q8() const { return log_floor_db_q8_; }
   const models::Int8Mlp& mlp() const { return mlp_; }
+  // The phrase (kws_phrase) in UTF-8; empty when the file states none.
+  const std::string& phrase() const { return phrase_; }
+  // The threshold of sensitivity 0.5, Q15 (kws_default_threshold, else kDefaultThresholdQ15).
+  int32_t default_threshold_q15() const { return default_threshold_q15_; }
+  // Leading layers streamed per hop (conv_stream.h; 0: the whole network runs on every hop).
+  int trunk_layers() const { return trunk_layers_; }
 
  private:
-  KwsModel(models::Int8Mlp mlp, std::vector<int32_t> context, KwsTransform t, int pooled,
-           bool noise_suppression, int16_t log_floor_db_q8)
-      : mlp_(std::move(mlp)),
-        context_(std::move(context)),
-        transform_(t),
-        pooled_bands_(pooled),
-        noise_suppression_(noise_suppression),
-        log_floor_db_q8_(log_floor_db_q8) {}
+  KwsModel() = default;
   models::Int8Mlp mlp_;
   std::vector<int32_t> context_;  // ascending offsets, the last one 0 (no lookahead)
-  KwsTransform transform_;
-  int pooled_bands_;
-  bool noise_suppression_;
-  int16_t log_floor_db_q8_;  // the front end's floor, which NoiseSuppression keeps
+  KwsTransform transform_{};
+  int pooled_bands_ = 0;
+  bool noise_suppression_ = false;
+  int16_t log_floor_db_q8_ = 0;  // the front end's floor, which NoiseSuppression keeps
+  std::string phrase_;
+  int32_t default_threshold_q15_ = kDefaultThresholdQ15;
+  int trunk_layers_ = 0;
 };
 
+// Whether two models compute the same trunk on the same log-mel: the same context, transform,
+// noise suppression and front end, and streamed leading layers (at least one) of the same
+// geometry and bytes (weights, biases, requantisation). Their remaining layers may differ.
+bool SharesTrunk(const KwsModel& a, const KwsModel& b);
+
+// Settings of the detection (detector.h) shared by every keyword, with one keyword's threshold
+// and refractory period; smoothing is the session's.
 struct KwsConfig {
-  std::string keyword = "computer";
-  int32_t threshold_q15 = 26214;  // 0.8
-  int refractory_frames = 100;    // no second wake within 1 s
-  int max_hold_frames = 50;       // a wake at the latest this long after the score crossed
-  int gap_frames = 10;            // a dip under the threshold this long does not end the run
+  int32_t threshold_q15 = kDefaultThresholdQ15;  // Q15; 32768: never (scores are at most 32767)
+  int refractory_frames = 100;  // no second wake within 1 s
+  int max_hold_frames = 50;     // a wake at the latest this long after the score crossed
+  int gap_frames = 10;          // a dip under the threshold this long does not end the run
   // The score is the mean of the network's last smooth_frames scores (1: none, the raw scores the
   // tests compare; FromConfig reads kws.smooth_ms, by default 50 ms: 5 hops).
   int smooth_frames = 1;
+  // kws.max_hold_ms, kws.gap_ms and kws.smooth_ms; the keyword's own fields are keywords.h's.
   static Result<KwsConfig> FromConfig(const config::Config& config);
 };
 
@@ -80,27 +105,40 @@ struct Wake {
 
 class KwsSession {
  public:
-  // Only config.smooth_frames matters to a session; detection is WakeDetector's (detector.h).
+  // One model; only config.smooth_frames matters to a session (detection is detector.h's).
   KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config);
+  // Models that all share the first one's trunk (SharesTrunk): the transform, the context and
+  // the trunk run once per hop, then each model's own layers.
+  KwsSession(std::vector<std::shared_ptr<const KwsModel>> models, const KwsConfig& config);
 
-  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15): the mean of the network's
-  // scores over the last smooth_frames hops (posterior smoothing), rounded.
+  // Feeds one frame's log-mel (dB Q8); returns that hop's score (Q15) of the first model: the
+  // mean of the network's scores over the last smooth_frames hops (posterior smoothing),
+  // rounded. scores() holds every model's.
   uint16_t Process(std::span<const int16_t> logmel_db_q8);
-  uint16_t last_network_score() const;  // the newest hop's score before smoothing
+  std::span<const uint16_t> scores() const { return scores_; }
+  uint16_t last_network_score(size_t model = 0) const;  // the newest hop's, before smoothing
   void Reset();
   std::span<const int8_t> last_inputs() const { return stack_.Newest(); }
 
  private:
-  std::shared_ptr<const KwsModel> model_;
-  models::Int8Mlp::Scratch scratch_;
+  // One model's own layers after the trunk, and its smoothing.
+  struct Head {
+    std::shared_ptr<const KwsModel> model;
+    models::Int8Mlp::Scratch scratch;
+    std::vector<uint16_t> recent_q15;  // the network's last smooth_frames scores, a ring
+    int32_t recent_sum_q15 = 0;
+  };
+  uint16_t Smoothed(Head& head, int64_t hop, uint16_t network_q15);
+  const KwsModel& trunk() const { return *heads_.front().model; }  // the first model's
+
+  std::vector<Head> heads_;
+  std::vector<uint16_t> scores_;
   std::vector<int32_t> mean_q8_;
   bool primed_ = false;
   std::optional<features::NoiseSuppression> noise_;  // if the model says so
   std::vector<int16_t> denoised_q8_;                 // this hop's log-mel after it
   models::ContextStack stack_;
   std::optional<ConvStream> stream_;  // leading convolutions are streamed (conv_stream.h)
-  std::vector<uint16_t> recent_q15_;  // the network's last smooth_frames scores, a ring
-  int32_t recent_sum_q15_ = 0;
 };
 
 }  // namespace earshot::kws

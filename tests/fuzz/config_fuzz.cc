@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "features/front_end.h"
 #include "features/front_end_config.h"
+#include "models/kws/keywords.h"
 #include "models/kws/kws.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/stt.h"
@@ -38,6 +39,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!config.ok()) return 0;
   (void)earshot::vad::VadConfig::FromConfig(config.value());
   (void)earshot::kws::KwsConfig::FromConfig(config.value());
+  (void)earshot::kws::KeywordSpecs(config.value());
   (void)earshot::stt::SttConfig::FromConfig(config.value());
   (void)earshot::stt::EndpointConfig::FromConfig(config.value());
   (void)earshot::GovernorConfig::FromConfig(config.value());

@@ -1,14 +1,15 @@
-// Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model and a command classifier, each
-// one that loads then run (over two seconds of frames; the classifier over a 1.2 s command), so a
-// file that passes the loader's checks but lies about its shapes is caught where it would crash the
-// device: in the session. Each input is tried as it is and with its checksum made right, so that
-// edits reach the parser behind the CRC check.
+// Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model (twice: two keywords) and a
+// command classifier, each one that loads then run (over two seconds of frames; the classifier
+// over a 1.2 s command), so a file that passes the loader's checks but lies about its shapes is
+// caught where it would crash the device: in the session. Each input is tried as it is and with
+// its checksum made right, so that edits reach the parser behind the CRC check.
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include "features/front_end_config.h"
+#include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
 #include "models/model_file.h"
 #include "models/stt/command_model.h"
@@ -37,10 +38,15 @@ void RunVad(const std::string& path, const earshot::features::FrontEndConfig& fr
   session.Flush(out);
 }
 
+// The keyword model twice, as two keywords: a model with a streamed trunk shares it with itself
+// (one trunk, two heads), one without runs twice alone.
 void RunKws(const std::string& path, const earshot::features::FrontEndConfig& front_end) {
   auto model = earshot::kws::KwsModel::Load(path, front_end);
   if (!model.ok()) return;
-  earshot::kws::KwsSession session(model.value(), earshot::kws::KwsConfig{});
+  auto set = earshot::kws::KeywordSet::Create({earshot::kws::Keyword{"a", *model, path},
+                                               earshot::kws::Keyword{"b", *model, path}});
+  if (!set.ok()) return;
+  earshot::kws::KeywordSetSession session(set.value(), earshot::kws::KwsConfig{});
   for (int t = 0; t < kFrames; ++t) session.Process(Frame(t, front_end.mel_bands));
 }
 

@@ -1,0 +1,110 @@
+// The Pipeline's keyword stage (pipeline.h): one session over the keyword set, a detector per
+// keyword with its sensitivity's threshold, and what its wakes do to the cascade.
+#include <algorithm>
+
+#include "models/kws/keywords.h"
+#include "statemachine/pipeline.h"
+#include "statemachine/stage_timer.h"
+
+namespace earshot::statemachine {
+
+// A session over the keyword set, and a detector per keyword with its sensitivity's threshold.
+void Pipeline::MakeKeywordStage() {
+  kws_.reset();
+  detectors_.clear();
+  if (!models_.kws) return;
+  const std::vector<kws::Keyword>& keywords = models_.kws->keywords();
+  models_.sensitivities.resize(keywords.size(), kws::kDefaultSensitivity);
+  kws_ = std::make_unique<kws::KeywordSetSession>(models_.kws, settings_.kws);
+  for (size_t k = 0; k < keywords.size(); ++k) {
+    kws::KwsConfig config = settings_.kws;
+    config.threshold_q15 =
+        kws::ThresholdQ15(models_.sensitivities[k], keywords[k].model->default_threshold_q15());
+    config.refractory_frames = keywords[k].refractory_frames;
+    detectors_.emplace_back(config);
+  }
+  wakes_.reserve(keywords.size());
+}
+
+bool Pipeline::SetSensitivity(std::string_view name, double sensitivity) {
+  bool found = false;
+  for (PipelineModels* models : {&models_, pending_models_ ? &*pending_models_ : nullptr}) {
+    if (models == nullptr || !models->kws) continue;
+    const std::optional<size_t> k = models->kws->Find(name);
+    if (!k) continue;
+    found = true;
+    models->sensitivities[*k] = sensitivity;
+    if (models == &models_) {
+      detectors_[*k].set_threshold_q15(kws::ThresholdQ15(
+          sensitivity, models_.kws->keywords()[*k].model->default_threshold_q15()));
+    }
+  }
+  return found;
+}
+
+void Pipeline::RunKeyword(int64_t k) {
+  if (!kws_) return;
+  {
+    StageTimer timer(stats_.kws);
+    kws_->Process(ring_.Row(k));
+    const std::span<const uint16_t> scores = kws_->scores();
+    for (size_t i = 0; i < detectors_.size(); ++i) {
+      if (std::optional<kws::Wake> wake = detectors_[i].Push(k, scores[i])) {
+        wakes_.push_back({i, *wake});
+      }
+    }
+  }
+  kws_next_ = k + 1;
+  OnWakes(k);
+}
+
+// The wakes found at frame k (each ended at its wake.frame <= k), if any. The runs over their
+// thresholds that other keywords have in progress end with them, as wakes too: those keywords
+// were heard as well, and the keyword stage stops for the request. In time order: the first
+// starts the request (on the frame after it), the others are reported in it.
+void Pipeline::OnWakes(int64_t k) {
+  if (wakes_.empty()) return;
+  FlushWakes();
+  std::stable_sort(wakes_.begin(), wakes_.end(), [](const KeywordWake& a, const KeywordWake& b) {
+    return a.wake.frame < b.wake.frame;
+  });
+  const int64_t first = wakes_.front().wake.frame;
+  for (const KeywordWake& w : wakes_) {
+    ++stats_.wakes;
+    const double t = EndTime(w.wake.frame);
+    sink_->Emit(WakeEvent{t, models_.kws->keywords()[w.keyword].name, w.wake.score_q15 / 32767.0});
+    Enter(Next(state_, Input::kWake, speech_), k, t);  // voice -> command; command stays
+  }
+  wakes_.clear();
+  StartRequest(first + 1, k);
+}
+
+// Ends every keyword's run over its threshold in progress, as a wake.
+void Pipeline::FlushWakes() {
+  for (size_t i = 0; i < detectors_.size(); ++i) {
+    if (std::optional<kws::Wake> wake = detectors_[i].Flush()) wakes_.push_back({i, *wake});
+  }
+}
+
+// The keyword spotter starts; coming from silence it first reads the pre-roll (without detecting:
+// a keyword there would end before the speech that the VAD just reported), or only the frames it
+// missed if it stopped within the pre-roll. After a request it starts fresh.
+void Pipeline::StartKeyword(int64_t k, bool with_preroll) {
+  if (!kws_) return;
+  for (kws::WakeDetector& detector : detectors_) {
+    (void)detector.Flush();  // a run cut short by a mute is no wake
+  }
+  int64_t first = with_preroll ? std::max(ring_.begin(), k - settings_.preroll_frames) : k;
+  if (with_preroll && kws_next_ >= first && kws_next_ <= k) {
+    first = kws_next_;  // stopped within the pre-roll: carry on as if it had run all along
+  } else {
+    kws_->Reset();
+  }
+  for (int64_t j = first; j < k; ++j) {
+    StageTimer timer(stats_.kws);
+    kws_->Process(ring_.Row(j));
+  }
+  kws_next_ = k;
+}
+
+}  // namespace earshot::statemachine
