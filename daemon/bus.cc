@@ -47,6 +47,20 @@ int GetXruns(sd_bus*, const char*, const char*, const char*, sd_bus_message* rep
   return sd_bus_message_append(reply, "t", ManagerOf(userdata).xruns());
 }
 
+// a(ssddss): name, phrase, sensitivity, threshold, model file, size.
+int GetKeywords(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,
+                void* userdata, sd_bus_error*) {
+  int r = sd_bus_message_open_container(reply, 'a', "(ssddss)");
+  for (const KeywordState& k : ManagerOf(userdata).keywords()) {
+    if (r >= 0) {
+      r = sd_bus_message_append(reply, "(ssddss)", k.name.c_str(), k.phrase.c_str(),
+                                k.sensitivity, k.threshold, k.model.c_str(), k.size.c_str());
+    }
+  }
+  if (r >= 0) r = sd_bus_message_close_container(reply);
+  return r;
+}
+
 int MethodMute(sd_bus_message* m, void* userdata, sd_bus_error*) {
   ManagerOf(userdata).Mute();
   return sd_bus_reply_method_return(m, "");
@@ -67,6 +81,24 @@ int MethodSetProfile(sd_bus_message* m, void* userdata, sd_bus_error* error) {
                              "critical or auto",
                              profile);
   }
+  return sd_bus_reply_method_return(m, "");
+}
+
+int MethodSetSensitivity(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  const char* keyword = nullptr;
+  double sensitivity = 0;
+  int r = sd_bus_message_read(m, "sd", &keyword, &sensitivity);
+  if (r < 0) return r;
+  r = ManagerOf(userdata).SetSensitivity(keyword, sensitivity);
+  if (r == -ENOENT) {
+    return sd_bus_error_setf(error, kErrorUnknownKeyword,
+                             "no keyword '%s' is loaded (see Keywords)", keyword);
+  }
+  if (r == -ERANGE) {
+    return sd_bus_error_setf(error, kErrorSensitivityOutOfRange,
+                             "sensitivity %g is outside [0, 1]", sensitivity);
+  }
+  if (r < 0) return r;
   return sd_bus_reply_method_return(m, "");
 }
 
@@ -148,10 +180,14 @@ const sd_bus_vtable kVtable[] = {
     SD_BUS_PROPERTY("BatteryPercent", "i", GetBattery, 0, kChange),
     SD_BUS_PROPERTY("TemperatureMilliCelsius", "i", GetTemperature, 0, kChange),
     SD_BUS_PROPERTY("Xruns", "t", GetXruns, 0, kChange),
+    SD_BUS_PROPERTY("Keywords", "a(ssddss)", GetKeywords, 0, kChange),
     SD_BUS_METHOD("Mute", "", "", MethodMute, kOpen),
     SD_BUS_METHOD("Unmute", "", "", MethodUnmute, kOpen),
     SD_BUS_METHOD_WITH_NAMES("SetProfile", "s", SD_BUS_PARAM(profile), "", , MethodSetProfile,
                              kOpen),
+    SD_BUS_METHOD_WITH_NAMES("SetSensitivity", "sd",
+                             SD_BUS_PARAM(keyword) SD_BUS_PARAM(sensitivity), "", ,
+                             MethodSetSensitivity, kOpen),
     SD_BUS_METHOD("Reload", "", "", MethodReload, kOpen),
     SD_BUS_METHOD_WITH_NAMES("GetStats", "", , "a{sv}", SD_BUS_PARAM(stats), MethodGetStats, kOpen),
     SD_BUS_SIGNAL_WITH_NAMES("SpeechStarted", "t", SD_BUS_PARAM(monotonic_usec), 0),

@@ -17,6 +17,9 @@ class Manager;
 inline constexpr const char* kBusName = "io.earshot.Pipeline1";
 inline constexpr const char* kObjectPath = "/io/earshot/Pipeline1";
 inline constexpr const char* kInterface = "io.earshot.Pipeline1";
+// Typed errors of the methods (io.earshot.Error.*).
+inline constexpr const char* kErrorUnknownKeyword = "io.earshot.Error.UnknownKeyword";
+inline constexpr const char* kErrorSensitivityOutOfRange = "io.earshot.Error.SensitivityOutOfRange";
 
 // Connects to the system or session bus; negative errno.
 int BusOpen(const std::string& which, sd_bus** bus);

@@ -22,9 +22,14 @@ bool FrameQueue::Push(const audio::Frame& frame, uint64_t captured_usec) {
 }
 
 void FrameQueue::Send(Command::Kind kind, statemachine::PipelineModels models) {
+  Send(Command{kind, std::move(models)});
+}
+
+void FrameQueue::Send(Command command) {
   {
     std::lock_guard lock(mutex_);
-    commands_.push_back(Command{kind, std::move(models), pushed_});
+    command.before_frame = pushed_;
+    commands_.push_back(std::move(command));
   }
   ready_.notify_one();
 }

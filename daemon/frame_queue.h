@@ -3,7 +3,8 @@
 // only stops reading when the queue is full (then the device's own ring takes over, and an overrun
 // there is counted as an xrun). Frames live in a ring allocated once; nothing allocates per frame.
 //
-// Commands (mute, unmute, model swap, finish) travel in order with the audio: each applies before
+// Commands (mute, unmute, model swap, a keyword's sensitivity, finish) travel in order with the
+// audio: each applies before
 // the first frame captured after it was sent, so Mute() silences exactly the audio that follows
 // the call, however far behind the pipeline is.
 //
@@ -15,6 +16,7 @@
 #include <deque>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "audio/format.h"
@@ -28,10 +30,12 @@ struct QueuedFrame {
 };
 
 struct Command {
-  enum class Kind { kMute, kUnmute, kSwapModels, kFinish };
+  enum class Kind { kMute, kUnmute, kSwapModels, kSetSensitivity, kFinish };
   Kind kind;
-  statemachine::PipelineModels models;  // for kSwapModels
+  statemachine::PipelineModels models = {};  // for kSwapModels
   int64_t before_frame = 0;             // applies before frame number `before_frame` is pushed
+  std::string keyword = {};             // for kSetSensitivity: the keyword's name
+  double sensitivity = 0;               // and its sensitivity, 0 .. 1
 };
 
 struct QueueStats {
@@ -47,6 +51,7 @@ class FrameQueue {
   // Producer. False when full (the frame is not queued).
   bool Push(const audio::Frame& frame, uint64_t captured_usec);
   void Send(Command::Kind kind, statemachine::PipelineModels models = {});
+  void Send(Command command);  // its before_frame is set here
   bool full() const;
   // Wakes a Pop waiting on an empty queue for good (the worker stops).
   void Close();

@@ -82,6 +82,7 @@ Status Manager::Init() {
   if (!s.ok()) return s;
   Result<statemachine::PipelineModels> models = SetUpGovernor();
   if (!models.ok()) return models.error();
+  SetKeywords(*models);
   const auto queue_frames = static_cast<size_t>(config_.Int("daemon.queue_ms") / audio::kFrameMs);
   queue_ = std::make_unique<FrameQueue>(queue_frames);
   worker_ = std::make_unique<PipelineWorker>(queue_.get(), worker_fd_);

@@ -10,6 +10,11 @@
 // from a timer; its decisions and D-Bus SetProfile go through ApplyDecision(), the one place a
 // profile takes effect: the `profile` event, the property, and the profile's models, loaded on
 // the loader thread (as a reload's are) and swapped by the pipeline at its next idle moment.
+//
+// Keywords (profiles.cc): the manager keeps the keywords of the models it last handed to the
+// pipeline and their sensitivities (the property Keywords). SetSensitivity changes one at once
+// (a command in the queue, as Mute is); the governor's model swaps keep the sensitivities set so,
+// and a reload takes the config's again.
 #pragma once
 
 #include <systemd/sd-bus.h>
@@ -21,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "config/config.h"
 #include "config/result.h"
@@ -46,6 +52,16 @@ struct DaemonOptions {
 // The configuration the daemon runs with: the defaults, then --config, then --input as
 // daemon.input and --sysfs-root (which must be a directory) as governor.sysfs_root.
 Result<config::Config> EffectiveConfig(const DaemonOptions& options);
+
+// A keyword as D-Bus lists it (property Keywords).
+struct KeywordState {
+  std::string name;
+  std::string phrase;      // its model's kws_phrase; "" when the file states none
+  double sensitivity = 0;  // 0 .. 1
+  double threshold = 0;    // the sensitivity's score threshold: Q15 / 32768, 0 .. 1 (1: never)
+  std::string model;       // the model file in use
+  std::string size;        // "large" or "small": which of the keyword's models that is
+};
 
 struct DaemonStats {
   statemachine::PipelineStats pipeline;
@@ -77,6 +93,9 @@ class Manager {
   void Mute();
   void Unmute();
   int SetProfile(const std::string& requested);  // -EINVAL for an unknown profile
+  std::vector<KeywordState> keywords() const;
+  // -ENOENT for a keyword that is not loaded, -ERANGE for a sensitivity outside [0, 1].
+  int SetSensitivity(const std::string& keyword, double sensitivity);
   int Reload();  // loads after a load in progress; the models swap at the next idle moment
   DaemonStats stats() const;
   sd_bus* bus() const { return bus_; }
@@ -102,6 +121,7 @@ class Manager {
   void ApplyDecision(const Decision& decision);
   void StartLoad(ModelLoad load);
   void OnLoadDone();
+  void SetKeywords(const statemachine::PipelineModels& models);
   static int OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata);
   void Publish(const Event& event, uint64_t monotonic_usec);
   void OnWorkerNotified();
@@ -138,6 +158,9 @@ class Manager {
   ModelLoad loading_;                      // what loader_ loads
   std::optional<ModelLoad> pending_load_;  // the next load, once loader_ is done
   std::optional<Result<statemachine::PipelineModels>> loaded_;  // written by the loader thread
+  // The keywords of the models last handed to the pipeline, and their sensitivities.
+  std::shared_ptr<const kws::KeywordSet> keywords_;
+  std::vector<double> sensitivities_;
 
   double last_event_t_ = 0;  // of the newest event published
   std::string state_ = "idle";

@@ -1,8 +1,9 @@
 // The Manager's profiles (manager.h): the governor polled from an sd-event timer, D-Bus
 // SetProfile, and model loads for a profile or a reload on the loader thread, swapped in by the
-// pipeline at its next idle moment.
+// pipeline at its next idle moment; the keywords of those models and their sensitivities.
 #include <time.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "daemon/bus.h"
@@ -10,6 +11,7 @@
 #include "daemon/manager.h"
 #include "daemon/wakeup.h"
 #include "features/front_end.h"
+#include "models/kws/keywords.h"
 
 namespace earshot::daemon {
 namespace {
@@ -113,6 +115,41 @@ void Manager::StartLoad(ModelLoad load) {
   });
 }
 
+void Manager::SetKeywords(const statemachine::PipelineModels& models) {
+  keywords_ = models.kws;
+  sensitivities_ = models.sensitivities;
+  if (keywords_) sensitivities_.resize(keywords_->keywords().size(), kws::kDefaultSensitivity);
+  if (bus_) BusPropertyChanged(bus_, "Keywords");
+}
+
+std::vector<KeywordState> Manager::keywords() const {
+  std::vector<KeywordState> states;
+  if (!keywords_) return states;
+  for (size_t k = 0; k < keywords_->keywords().size(); ++k) {
+    const kws::Keyword& keyword = keywords_->keywords()[k];
+    const int32_t threshold_q15 =
+        kws::ThresholdQ15(sensitivities_[k], keyword.model->default_threshold_q15());
+    states.push_back(KeywordState{keyword.name, keyword.model->phrase(), sensitivities_[k],
+                                  threshold_q15 / 32768.0, keyword.path,
+                                  keyword.small ? "small" : "large"});
+  }
+  return states;
+}
+
+int Manager::SetSensitivity(const std::string& keyword, double sensitivity) {
+  const std::optional<size_t> k = keywords_ ? keywords_->Find(keyword) : std::nullopt;
+  if (!k) return -ENOENT;
+  if (!std::isfinite(sensitivity) || sensitivity < 0 || sensitivity > 1) return -ERANGE;
+  sensitivities_[*k] = sensitivity;
+  Log(LOG_INFO, "keyword %s: sensitivity %.3f", keyword.c_str(), sensitivity);
+  Command command{Command::Kind::kSetSensitivity};
+  command.keyword = keyword;
+  command.sensitivity = sensitivity;
+  queue_->Send(std::move(command));
+  if (bus_) BusPropertyChanged(bus_, "Keywords");
+  return 0;
+}
+
 int Manager::Reload() {
   Result<config::Config> cfg = config::Config::FromFileOrDefaults(options_.config_path);
   auto library = cfg.ok() ? MakeLibrary(*cfg)
@@ -149,6 +186,14 @@ void Manager::OnLoadDone() {
     active_sizes_ = loading_.sizes;
     Log(LOG_INFO, "models %s; they take over at the next idle moment",
         loading_.reload ? "reloaded" : "loaded");
+    if (!loading_.reload && models->kws && keywords_) {
+      // Another profile's models: a sensitivity set over D-Bus stays with its keyword.
+      for (size_t k = 0; k < models->kws->keywords().size(); ++k) {
+        const auto kept = keywords_->Find(models->kws->keywords()[k].name);
+        if (kept) models->sensitivities[k] = sensitivities_[*kept];
+      }
+    }
+    SetKeywords(*models);
     queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
   }
   if (pending_load_) {

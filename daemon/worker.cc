@@ -49,6 +49,10 @@ void PipelineWorker::Apply(Command& command) {
     case Command::Kind::kSwapModels:
       pipeline_->SwapModels(std::move(command.models));
       break;
+    case Command::Kind::kSetSensitivity:
+      // A keyword of models reloaded meanwhile may be gone: the manager's list said it was there.
+      (void)pipeline_->SetSensitivity(command.keyword, command.sensitivity);
+      break;
     case Command::Kind::kFinish:
       pipeline_->Finish();
       {
