@@ -178,7 +178,7 @@ Result<std::span<const uint8_t>> ModelFile::Data(std::string_view name, TensorTy
     if (e.dims != dims) {
       return Fail("tensor '" + e.name + "' is " + DimsText(e.dims) + ", expected " + DimsText(dims));
     }
-    return std::span<const uint8_t>(&bytes_[e.offset], e.size);
+    return std::span<const uint8_t>(bytes_.data() + e.offset, e.size);  // e.size may be 0
   }
   return Fail("tensor '" + std::string(name) + "' is missing");
 }
@@ -188,7 +188,8 @@ Result<std::vector<T>> ModelFile::Read(std::string_view name, std::vector<uint32
   Result<std::span<const uint8_t>> data = Data(name, TypeOf<T>(), dims);
   if (!data.ok()) return data.error();
   std::vector<T> values(data->size() / sizeof(T));
-  std::memcpy(values.data(), data->data(), data->size());  // little-endian host
+  // Little-endian host; an empty tensor copies nothing (memcpy may not be given its null data).
+  if (!values.empty()) std::memcpy(values.data(), data->data(), data->size());
   if constexpr (std::is_same_v<T, float>) {
     if (!std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); })) {
       return Fail("tensor '" + std::string(name) + "' holds a NaN or an infinity");

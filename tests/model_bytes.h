@@ -23,7 +23,7 @@ template <typename T>
 Tensor Make(const std::string& name, models::TensorType type, std::vector<uint32_t> dims,
             const std::vector<T>& values) {
   Tensor t{name, type, std::move(dims), std::vector<uint8_t>(values.size() * sizeof(T))};
-  std::memcpy(t.data.data(), values.data(), t.data.size());
+  if (!values.empty()) std::memcpy(t.data.data(), values.data(), t.data.size());  // else null
   return t;
 }
 inline Tensor Int8(const std::string& name, std::vector<uint32_t> dims,
