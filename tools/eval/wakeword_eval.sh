@@ -4,7 +4,7 @@
 # (kws_bg10h.py); then clips and background low-passed at 3.4 kHz; then both with 50 Hz hum at
 # -40 dBFS (kws_channel.py). All the models run together, as the device runs them (one pass of
 # `earshot kws` with every --model). Prints a row per keyword and condition: the miss rate at 0
-# false accepts and at <= 1 FA/h (DET curves as TSV and PNG under OUT_DIR/COND/), and the miss
+# false accepts and at <= 1 FA/h (DET curves as OUT_DIR/COND/NAME.det.tsv and .png), and the miss
 # rate and FA/h at the model's default sensitivity (its kws_default_threshold).
 # Usage: tools/eval/wakeword_eval.sh EVAL_DIR BG10H_DIR OUT_DIR PREFIX=MODEL... [-- earshot kws options]
 #   PREFIX: the keyword's clip ids in the lists (computer_, snowboy_, view_glass_)
@@ -43,19 +43,27 @@ for cond in ${KWS_CONDITIONS:-full lowpass hum}; do
     "$here/kws_channel.py" "$cond" "$out/pos_full.list" "$channel/$cond" > "$out/pos_$cond.list"
     "$here/kws_channel.py" "$cond" "$out/bg_full.list" "$channel/$cond" > "$out/bg_$cond.list"
   fi
-  mkdir -p "$out/$cond/scores"
+  # One pass of every model over the audio; each keyword's lines to its own directory.
+  for name in "${names[@]}"; do mkdir -p "$out/$cond/scores/${name// /_}"; done
   cat "$out/pos_$cond.list" "$out/bg_$cond.list" | while IFS=$'\t' read -r id path; do
-    "$earshot" kws "${model_args[@]}" "${options[@]}" "$path" > "$out/$cond/scores/$id.tsv"
+    "$earshot" kws "${model_args[@]}" "${options[@]}" "$path" |
+      awk -F'\t' -v dir="$out/$cond/scores" -v id="$id" \
+        '{ k = $2; gsub(/ /, "_", k); print > (dir "/" k "/" id ".tsv") }'
   done
-  for i in "${!models[@]}"; do
-    prefix=${prefixes[$i]}
-    /usr/bin/python3 "$scorer" --keyword "${names[$i]}" --pos-prefix "$prefix" \
+  for i in "${!models[@]}"; do  # the scorers, two at a time
+    prefix=${prefixes[$i]} name=${names[$i]}
+    /usr/bin/python3 "$scorer" --keyword "$name" --pos-prefix "$prefix" \
       --pos-list "$out/pos_$cond.list" --bg-list "$out/bg_$cond.list" \
-      --pos-scores "$out/$cond/scores" --bg-scores "$out/$cond/scores" \
-      --name "${names[$i]} ($cond)" --plot --out-prefix "$out/$cond/$prefix$cond" \
-      > "$out/$cond/$prefix$cond.score.txt"
-    row=$(tail -1 "$out/$cond/$prefix$cond.score.txt")
+      --pos-scores "$out/$cond/scores/${name// /_}" --bg-scores "$out/$cond/scores/${name// /_}" \
+      --name "$name ($cond)" --plot --out-prefix "$out/$cond/${name// /_}" \
+      > "$out/$cond/${name// /_}.score.txt" &
+    [ $((i % 2)) -eq 1 ] && wait
+  done
+  wait
+  for i in "${!models[@]}"; do
+    name=${names[$i]// /_}
+    row=$(tail -1 "$out/$cond/$name.score.txt")
     printf '%s\t%s\t%s\t%s\t%s\n' "${names[$i]}" "$cond" "$(cut -f6 <<< "$row")" "$(cut -f8 <<< "$row")" \
-      "$("$here/kws_at_threshold.py" "$out/$cond/$prefix$cond.det.tsv" "${models[$i]}")"
+      "$("$here/kws_at_threshold.py" "$out/$cond/$name.det.tsv" "${models[$i]}")"
   done
 done

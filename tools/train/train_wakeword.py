@@ -256,8 +256,12 @@ def main():
 
 def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15):
     """The model card beside the model (FILE.md): what it is, how it was made, what it expects."""
-    command = " ".join(["tools/train/train_wakeword.py", f'"{args.phrase}"'] +
-                       [a for a in sys.argv[2:] if not a.startswith(("--data", "--earshot"))])
+    rest, skip = [], False
+    for a in sys.argv[2:]:  # the machine's own paths (--data, --earshot) left out
+        if not skip and not a.startswith(("--data", "--earshot")):
+            rest.append(a)
+        skip = a in ("--data", "--earshot")
+    command = " ".join(["tools/train/train_wakeword.py", f'"{args.phrase}"'] + rest)
     text = f"""# Wake-word model: "{phrase}"
 
 - File: `{os.path.basename(args.out)}` (earshot model format, kind `kws-mlp`), trained from text
@@ -283,7 +287,7 @@ def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, thresh
 - Training's own check, not a measure on real voices: {dev_int}.
 
 ## Recipe
-`/usr/bin/python3 {command}` (seeded: the same data give the same file).
+`/usr/bin/python3 {command}` (seeded).
 
 ## Limitations
 Trained on synthetic voices only: measure it on recordings of real speakers before shipping it
