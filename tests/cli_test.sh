@@ -236,5 +236,10 @@ check "eval script usage printed" grep -q "^Usage: tools/eval/kws_eval.sh EVAL_D
 check "eval script without arguments" status_is 2 "$src/tools/eval/cmd_eval.sh" list refs
 check "eval script usage on stderr" grep -q "^Usage: tools/eval/cmd_eval.sh LIST" err.txt
 check "no --help directory" test ! -e --help -a ! -e out/kws_eval
+check "wakeword_eval.sh without a model" status_is 2 "$src/tools/eval/wakeword_eval.sh" e b out/ww
+check "wakeword_eval.sh: a model not given as PREFIX=MODEL" status_is 2 \
+  "$src/tools/eval/wakeword_eval.sh" e b out/ww model.eshm
+check "wakeword_eval.sh names what it expected" grep -q "expected PREFIX=MODEL, got 'model.eshm'" err.txt
+check "kws_channel.py without a mode" status_is 2 /usr/bin/python3 "$src/tools/eval/kws_channel.py" list
 
 finish

@@ -24,6 +24,7 @@ while [ $# -gt 0 ]; do
     *) echo "wakeword_eval.sh: expected PREFIX=MODEL, got '$1'" >&2; exit 2 ;;
   esac
 done
+[ ${#models[@]} -gt 0 ] || { echo "wakeword_eval.sh: no PREFIX=MODEL given" >&2; exit 2; }
 earshot=${EARSHOT_BIN:-$root/build/tools/earshot}
 scorer=${EARSHOT_EVAL_DIR:-$root/../shared/eval}/ww_score.py
 channel=${KWS_CHANNEL_DIR:-$out/channel}
