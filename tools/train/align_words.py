@@ -7,7 +7,6 @@ Written once to a cache outside the repository (EARSHOT_CACHE, default ~/.cache/
 
 usage: tools/train/align_words.py [--data ../shared/data] [--earshot build/tools/earshot] SUB...
 """
-import argparse
 import os
 import re
 import subprocess
@@ -15,6 +14,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio_io  # noqa: E402
 import kws_synth  # noqa: E402
 import pronounce  # noqa: E402
 
@@ -70,11 +70,7 @@ def aligned(data, sub, earshot, log=print):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.normpath(os.path.join(here, "..", ".."))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
-    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    p = audio_io.parser(__doc__)
     p.add_argument("subs", nargs="+")
     args = p.parse_args()
     for sub in args.subs:

@@ -12,6 +12,18 @@ import numpy as np
 
 SR = 16000
 HOP = 160
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+
+
+def parser(doc):
+    """A training script's argument parser: its description the first line of doc, with --data
+    (the shared recordings) and --earshot (the CLI whose front end makes the features) defaulting
+    to the repository's neighbours."""
+    import argparse
+    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    p.add_argument("--earshot", default=os.path.join(ROOT, "build", "tools", "earshot"))
+    return p
 
 
 def read_audio(path):

@@ -74,6 +74,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio_io  # noqa: E402
 import checkpoint  # noqa: E402
 import kws_input  # noqa: E402
 import kws_model  # noqa: E402
@@ -329,11 +330,8 @@ def large_run_args(args):
 
 def parse_args():
     """The command line, its combinations checked, the log's default path filled in."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.normpath(os.path.join(here, "..", ".."))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
-    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    root = audio_io.ROOT
+    p = audio_io.parser(__doc__)
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", help="the training log (default: models/kws/computer_train.log; with "

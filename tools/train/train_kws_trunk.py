@@ -35,6 +35,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio_io  # noqa: E402
 import align_words  # noqa: E402
 import kws_input  # noqa: E402
 import kws_synth  # noqa: E402
@@ -167,11 +168,8 @@ def describe(model, head, x, y):
 
 
 def parse_args():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.normpath(os.path.join(here, "..", ".."))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
-    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    root = audio_io.ROOT
+    p = audio_io.parser(__doc__)
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "trunk.eshm"))
     p.add_argument("--log", default=None, help="the training log (default: beside --out, _train.log)")
     p.add_argument("--streams", type=int, default=250, help="augmented streams per epoch")

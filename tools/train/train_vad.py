@@ -15,7 +15,6 @@ Streams alternate gaps and utterances as the evaluation protocol does, mixed at 
 protocol's rule. Features come from `earshot features` (the device's integers), then the integer
 VAD input transform of vad_input.py. Everything is seeded: the same data give the same model.
 """
-import argparse
 import os
 import sys
 import time
@@ -86,11 +85,8 @@ def make_set(args, rng, speech, rirs, noise, n_streams, n_noise, log):
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.normpath(os.path.join(here, "..", ".."))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
-    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    root = audio_io.ROOT
+    p = audio_io.parser(__doc__)
     p.add_argument("--out", default=os.path.join(root, "models", "vad", "vad.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "vad", "vad_train.log"))
     p.add_argument("--vectors", default=os.path.join(root, "tests", "data", "vad_vectors.txt"))

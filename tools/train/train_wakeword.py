@@ -31,7 +31,6 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
    negative streams reaches at most once in ten hours of them, within 0.5-0.95).
 --tiny: a few streams and clips (the smoke test: a model in well under a minute, not a good one).
 """
-import argparse
 import os
 import re
 import sys
@@ -41,6 +40,7 @@ import numpy as np
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import audio_io  # noqa: E402
 import kws_input  # noqa: E402
 import kws_model  # noqa: E402
 import kws_synth  # noqa: E402
@@ -137,30 +137,29 @@ def calibrated_threshold(q, feats, y, hops_per_hour=360000, merge_hops=100):
     return int(0.95 * 32767)
 
 
-def export(path, trunk, cut, net, calibration, phrase, threshold_q15):
-    """The model file: the trunk's shared int8 convolutions (before `cut`), then net's layers
-    quantised on the calibration rows (the shared part's int8 outputs). Returns the quantised part
-    (vad_export's form: it scores rows of Features)."""
+def export(path, trunk, cut, q, phrase, threshold_q15):
+    """The model file: the trunk's shared int8 convolutions (before `cut`), then the quantised
+    layers q (quantised(): they score rows of Features), the phrase and its default threshold."""
     layers, _, context, transform, _ = trunk
-    q = vad_export.quantize(float_layers(net), 1.0, calibration, context, logit_q=LOGIT_Q,
-                            temperature=TEMPERATURE)
     full = dict(layers=list(layers[:cut]) + q["layers"], sigmoid=q["sigmoid"], context=context)
     items = [("context", np.array(context, np.int32)), ("kws_transform", np.array(transform, np.int32)),
              ("kws_phrase", np.array([ord(c) for c in phrase], np.int32)),
              ("kws_default_threshold", np.array([threshold_q15], np.int32))]
     vad_export.write_tensors(path, "kws-mlp", items + vad_export.mlp_tensors(full))
-    return q
+
+
+def quantised(net, calibration, context):
+    """net's layers in int8, sized on the calibration rows (the shared part's int8 outputs)."""
+    return vad_export.quantize(float_layers(net), 1.0, calibration, context, logit_q=LOGIT_Q,
+                               temperature=TEMPERATURE)
 
 
 def parse_args():
-    here = os.path.dirname(os.path.abspath(__file__))
-    root = os.path.normpath(os.path.join(here, "..", ".."))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    root = audio_io.ROOT
+    p = audio_io.parser(__doc__)
     p.add_argument("phrase")
     p.add_argument("--out", required=True)
     p.add_argument("--trunk", default=os.path.join(root, "models", "kws", "trunk.eshm"))
-    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
-    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
     p.add_argument("--log", help="the training log (default: beside --out, _train.log)")
     p.add_argument("--positives", type=int, default=800, help="synthetic renditions of the phrase")
     p.add_argument("--near", type=int, default=60, help="near-miss phrases, each said 6 times")
@@ -245,9 +244,9 @@ def main():
         kws_model.train(net, *rows, 2, seed=args.seed + 1 + r, lr=5e-4 if not args.tune else 3e-4, **fit)
     calibration = rows[0][rows[1] >= 0][::11]
     log("fresh negative streams for the default threshold:")
-    q = export(args.out, trunk, feats.cut, net, calibration, phrase, 26214)
+    q = quantised(net, calibration, trunk[2])
     threshold = calibrated_threshold(q, *feats.rows(mining_src, args.streams, n_pos=0, n_neg=8))
-    q = export(args.out, trunk, feats.cut, net, calibration, phrase, threshold)
+    export(args.out, trunk, feats.cut, q, phrase, threshold)
     dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)
     log(f"int8: {dev_int}; default threshold {threshold / 32767:.3f}; wrote {args.out} "
         f"({os.path.getsize(args.out)} bytes) in {time.time() - t_start:.0f} s")
