@@ -38,19 +38,20 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
   // median latency for 1.3 points of WER). A grammar decodes a short command whole at its end,
   // normalised by its own cepstral mean (-cmn batch): pocketsphinx's live mean hardly leaves
   // -cmninit within a second (it is updated after 800 frames), and the command words of
-  // kws/train went from 76.1% to 87.0% right (docs/stt.md).
+  // kws/train went from 76.1% to 87.0% right (docs/research/stt.md).
   std::vector<std::string> args = {"-cmn", grammar ? "batch" : "live", "-fwdflat", "no"};
   if (profile == "large") {
-    // What runs after the last frame is kept short (docs/stt.md): at most 10 word exits per frame
-    // shrink the lattice that bestpath rescoring and the confidence walk (a 20 s utterance:
-    // ~200 -> ~20 ms of CPU), and a 1-frame phone lookahead leaves fewer frames to search at the
-    // end (0 frames measured 1 point better but 30% slower, with more slow ends). The last frames
-    // searched at the end (trailing noise, whose denoised frames keep many HMMs in the beam) cost
-    // up to 20 ms each: at most 7000 active HMMs per frame halve the slowest ends, WER unchanged.
+    // What runs after the last frame is kept short (docs/research/stt.md): at most 10 word exits
+    // per frame shrink the lattice that bestpath rescoring and the confidence walk (a 20 s
+    // utterance: ~200 -> ~20 ms of CPU), and a 1-frame phone lookahead leaves fewer frames to
+    // search at the end (0 frames measured 1 point better but 30% slower, with more slow ends). The
+    // last frames searched at the end (trailing noise, whose denoised frames keep many HMMs in the
+    // beam) cost up to 20 ms each: at most 7000 active HMMs per frame halve the slowest ends, WER
+    // unchanged.
     args.insert(args.end(), {"-maxwpf", "10", "-pl_window", "1", "-maxhmmpf", "7000"});
   } else if (profile == "small") {
     // Narrower phone and last-phone beams and 2000 HMMs per frame kept it 2x faster than large
-    // once large was capped at 7000 HMMs (docs/stt.md).
+    // once large was capped at 7000 HMMs (docs/research/stt.md).
     args.insert(args.end(),
                 {"-ds", "2", "-topn", "2", "-maxhmmpf", "2000", "-maxwpf", "5", "-pl_window", "10",
                  "-beam", "1e-40", "-wbeam", "1e-24", "-pbeam", "1e-40", "-lpbeam", "1e-30"});

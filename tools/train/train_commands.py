@@ -66,7 +66,7 @@ LAYERS = ((5, 2), (3, 2), (3, 2), (3, 1))  # (kernel, stride) per convolution; p
 BATCH = 64  # clips per batch, --extra-per-batch more with --extra
 SYNTH_PER_BATCH = 21  # of BATCH, with --synth
 # --extra by default: real recordings of other words by other speakers (the wake-word recordings:
-# 1029 clips, more than 50 speakers), a class each, for more voices and microphones (docs/stt.md).
+# 1029 clips, more than 50 speakers), a class each, for more voices and microphones (docs/research/stt.md).
 EXTRA = ("wakeword/computer/train", "wakeword/snowboy", "wakeword/view_glass")
 BONUSES = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 1000.0)
 

@@ -16,7 +16,7 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
 The defaults give the bundled large model (the small SD2: the README's Training block); the other
-options are the variants of docs/kws.md's table (C77P, the large model before: --conv 5,2,56 --conv2
+options are the variants of docs/research/kws.md's table (C77P, the large model before: --conv 5,2,56 --conv2
 none --hidden 64; R, before it: --conv2 none --hidden 64 --frames 56 --conv 5,2,80 --epochs 8
 --mine-rounds 4 --small-channels 40; the models before it: --conv2 none --hidden 64 --frames 56
 --conv 5,2,64 --epochs 8 --mine-rounds 4 --small-channels 24; the previous conv models: those and
@@ -43,11 +43,11 @@ of their clips read speech, where the false accepts come from) are mined, and 2 
 streams again, plus every mined hop so far) follow.
 Small: the shape of the large one's 32 most important channels and 32 hidden units (structured
 pruning; with --conv2 none), trained from scratch for --epochs on the large one's last rows (its
-mined hard negatives included): better on the 10.2 h evaluation (docs/kws.md) than the pruned
+mined hard negatives included): better on the 10.2 h evaluation (docs/research/kws.md) than the pruned
 weights fine-tuned with the large one as teacher (knowledge distillation; --ablation-dir measures
 both on the dev streams).
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
-its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (docs/kws.md's variants).
+its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (docs/research/kws.md's variants).
 --large-from FILE trains the small model alone, from a large model file instead of the large
 model's training: FILE (int8, as the device runs it) mines --mine-rounds rounds of fresh negative
 streams for the hard negatives the small model starts from (in place of the rows mined while the
