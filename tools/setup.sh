@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   libeigen3-dev                              # float reference of the keyword spotter (tests)
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
+  python3-jsonschema                         # the events' schema test (docs/events.schema.json)
   libsystemd-dev libasound2-dev              # earshotd: sd-event, sd-bus, sd_notify; ALSA capture
   dbus-daemon systemd                        # daemon tests: dbus-run-session, busctl, systemd-analyze
 )
