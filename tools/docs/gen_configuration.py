@@ -23,10 +23,9 @@ HEADER = """\
 --print-config`); do not edit: change config/options.cc and run the script. -->
 
 `earshot` and `earshotd` read one TOML file (`--config FILE`; the service's unit gives
-`/etc/earshot/earshot.toml`, installed from `config/earshot.toml`; without it, the defaults), then
-any number of
-`--set SECTION.KEY=VALUE` (list entries separated by commas), then check the whole. Options not
-given keep the defaults below. `--print-config` prints the configuration in effect, in this
+`/etc/earshot/earshot.toml`, installed from `config/earshot.toml`; without it, the defaults),
+then any number of `--set SECTION.KEY=VALUE` (list entries separated by commas), then check the
+whole. Options not given keep the defaults below. `--print-config` prints the configuration in effect, in this
 file's format, with every option's meaning, range and unit as comments. An unknown key, a value
 out of range or lists of other lengths is an error naming the file and the key (exit status 2
 from `--set`, 1 from a file).
@@ -37,8 +36,9 @@ build/tools/earshot run --print-config > my.toml   # then edit, and: --config my
 ```
 
 Empty model paths mean the bundled models (`models/` in a build tree, `share/earshot/models` once
-installed). What the keyword options mean together: README, Using it; the governor's profiles:
-`docs/design.md`, Governor.
+installed). Several keywords: the lists of `[kws]` have one entry per `kws.models` entry, or
+none (README.md, Configuration); a sensitivity's threshold and the governor's profiles:
+[design.md](design.md).
 """
 
 
