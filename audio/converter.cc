@@ -23,6 +23,14 @@ Result<unsigned long> Recipe(std::string_view quality) {
 
 }  // namespace
 
+std::string BandLimitWarning(std::string_view source, int rate) {
+  if (rate >= kSampleRate) return "";
+  return std::string(source) + ": " + std::to_string(rate) + " Hz audio holds nothing above " +
+         std::to_string(rate / 2) + " Hz; the models were trained on " +
+         std::to_string(kSampleRate) + " Hz audio (up to " + std::to_string(kSampleRate / 2) +
+         " Hz): expect missed wake words and poorer transcripts";
+}
+
 void FloatToInt16(std::span<const float> in, std::span<int16_t> out) {
   for (size_t i = 0; i < in.size(); ++i) {
     // x * 2^15 maps [-1, 1) onto the int16 range; lrintf rounds to nearest (ties to even).

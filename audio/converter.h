@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -15,6 +16,11 @@
 struct soxr;
 
 namespace earshot::audio {
+
+// Audio stored below kSampleRate (an 8 kHz telephone recording) holds nothing above half its
+// rate, where the models, trained on 16 kHz audio, expect energy: a warning naming `source`, or ""
+// when the rate is kSampleRate or more.
+std::string BandLimitWarning(std::string_view source, int rate);
 
 class Converter {
  public:

@@ -2,6 +2,8 @@
 
 #include <sndfile.h>
 
+#include <unistd.h>
+
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
@@ -53,17 +55,27 @@ size_t FirstNonFinite(std::span<const float> samples) {
 
 }  // namespace
 
-Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
-  Result<uint64_t> size = config::RegularFileSize(path, "an audio file");
-  if (!size.ok()) return size.error();
-  if (*size == 0) return FileError(path, "empty file (0 bytes), not audio");
+Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& file_path) {
+  const bool from_stdin = file_path == kStandardInput;
+  const std::string path = from_stdin ? "standard input" : file_path;  // as errors name it
+  if (!from_stdin) {
+    Result<uint64_t> size = config::RegularFileSize(path, "an audio file");
+    if (!size.ok()) return size.error();
+    if (*size == 0) return FileError(path, "empty file (0 bytes), not audio");
+  }
 
   SF_INFO info{};
-  SNDFILE* file = sf_open(path.c_str(), SFM_READ, &info);
+  // Standard input (a pipe from arecord or sox): libsndfile reads a WAV, AU or FLAC header from
+  // it as from a file, and leaves the descriptor open.
+  SNDFILE* file = from_stdin ? sf_open_fd(STDIN_FILENO, SFM_READ, &info, SF_FALSE)
+                             : sf_open(path.c_str(), SFM_READ, &info);
   if (file == nullptr) {
     return FileError(path, std::string("not a readable audio file (libsndfile: ") +
                                sf_strerror(nullptr) + ")");
   }
+  // A stream's header cannot know its length (arecord writes 2^31 - 1 bytes, sox a guess): it
+  // ends where its data ends.
+  if (from_stdin) info.frames = SF_COUNT_MAX;
   std::string cause;
   if (info.channels < 1 || info.channels > kMaxChannels) {
     cause = "unsupported channel count " + std::to_string(info.channels);
@@ -72,7 +84,7 @@ Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& path) {
             std::to_string(kMinRate) + " to " + std::to_string(kMaxRate) + " Hz)";
   } else if (info.frames <= 0) {
     cause = "holds no audio samples";
-  } else {
+  } else if (!from_stdin) {
     cause = TruncationInLog(file);
   }
   if (!cause.empty()) {

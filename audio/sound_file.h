@@ -6,6 +6,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "config/result.h"
 
@@ -13,9 +14,13 @@ struct sf_private_tag;
 
 namespace earshot::audio {
 
+// The path that names standard input (`earshot run -`, `earshotd --input wav:-`).
+inline constexpr std::string_view kStandardInput = "-";
+
 class SoundFile {
  public:
-  // Opens `path`; an error names the file and the cause (missing, empty, not audio, ...).
+  // Opens `path` (kStandardInput: a stream on standard input, read to its end); an error names
+  // the file and the cause (missing, empty, not audio, ...).
   static Result<std::unique_ptr<SoundFile>> Open(const std::string& path);
   ~SoundFile();
   SoundFile(const SoundFile&) = delete;
@@ -23,7 +28,7 @@ class SoundFile {
 
   int rate() const { return rate_; }
   int channels() const { return channels_; }
-  const std::string& path() const { return path_; }
+  const std::string& path() const { return path_; }  // "standard input" for kStandardInput
 
   // Reads up to interleaved.size() / channels() frames, scaled to [-1, 1); 0 at the end.
   // A decoding error (corrupt FLAC, short read of a truncated file, a NaN or infinite sample in a

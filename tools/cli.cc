@@ -101,6 +101,10 @@ void PrintError(std::string_view message) {
   std::fprintf(stderr, "earshot: %.*s\n", static_cast<int>(message.size()), message.data());
 }
 
+void PrintWarning(std::string_view message) {
+  std::fprintf(stderr, "earshot: warning: %.*s\n", static_cast<int>(message.size()), message.data());
+}
+
 std::string DefaultSamplePath() {
   // Installed copy first, then the source tree this binary was built from.
   for (const char* path : {EARSHOT_INSTALLED_SAMPLE, EARSHOT_SOURCE_SAMPLE}) {

@@ -51,6 +51,8 @@ std::optional<config::Config> SetUp(const Args& args, int* status);
 
 // One line on stderr: "earshot: MESSAGE".
 void PrintError(std::string_view message);
+// One line on stderr: "earshot: warning: MESSAGE" (the command goes on).
+void PrintWarning(std::string_view message);
 
 // The bundled sample recording used when `earshot run` is given no file.
 std::string DefaultSamplePath();

@@ -32,8 +32,9 @@ constexpr std::string_view kUsage =
     "  --sensors FILE      run the governor on a timeline of sensor readings, one line per change:\n"
     "                      `t battery_percent charging temp_c` (seconds of stream time; '-': unknown)\n"
     "  --sysfs-root DIR    run the governor on the sysfs tree under DIR (e.g. /sys)\n"
-    "                      Without either, the models are kws.models' and stt.profile's and no\n"
-    "                      profile events appear.\n"
+    "                      Without either, a governor.profile other than auto chooses the models\n"
+    "                      (with its profile event); else they are kws.models' and stt.profile's\n"
+    "                      and no profile events appear.\n"
     "  --print-config      print the effective configuration as TOML and exit\n"
     "\n"
     "Exit status: 0 ok, 1 a file or the config could not be used (named on stderr), 2 usage.\n";
@@ -53,23 +54,27 @@ struct Governed {
   std::unique_ptr<statemachine::ModelLibrary> library;
 };
 
-// --sensors FILE or --sysfs-root DIR: a governor reading that; neither: none.
+// --sensors FILE or --sysfs-root DIR: a governor reading that; neither: a governor without
+// sensors when governor.profile fixes a profile (its models, and its profile event), else none.
 Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Config& config,
                                              const features::FrontEndConfig& front_end,
                                              statemachine::StageSet stages) {
   const std::string timeline_path = args.Option("--sensors", "");
   const std::string sysfs_root = args.Option("--sysfs-root", "");
-  if (!args.Has("--sensors") && !args.Has("--sysfs-root")) return std::optional<Governed>();
-  if (args.Has("--sensors") && timeline_path.empty()) return Error{"--sensors: expected a FILE"};
-  // As earshotd: a root that is not a directory is a mistake, not a device without sensors.
-  if (timeline_path.empty() && !std::filesystem::is_directory(sysfs_root)) {
-    return Error{"--sysfs-root '" + sysfs_root + "': not a directory"};
-  }
   Result<GovernorConfig> gov_config = GovernorConfig::FromConfig(config);
   if (!gov_config.ok()) return gov_config.error();
+  const bool sensors = args.Has("--sensors") || args.Has("--sysfs-root");
+  if (!sensors && !gov_config->manual) return std::optional<Governed>();
+  if (args.Has("--sensors") && timeline_path.empty()) return Error{"--sensors: expected a FILE"};
+  // As earshotd: a root that is not a directory is a mistake, not a device without sensors.
+  if (args.Has("--sysfs-root") && !std::filesystem::is_directory(sysfs_root)) {
+    return Error{"--sysfs-root '" + sysfs_root + "': not a directory"};
+  }
   Governed governed{*gov_config, nullptr,
                     std::make_unique<statemachine::ModelLibrary>(config, front_end, stages)};
-  if (!timeline_path.empty()) {
+  if (!sensors) {
+    governed.read = [](int64_t) { return SensorSample{}; };  // unknown: the manual profile rules
+  } else if (!timeline_path.empty()) {
     Result<SensorTimeline> timeline = SensorTimeline::Load(timeline_path);
     if (!timeline.ok()) return timeline.error();
     governed.read = [timeline = *timeline](int64_t now_ms) {
@@ -89,6 +94,11 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
       audio::FileSource::Open(path, SourceOptions(config));
   if (!source.ok()) return source.error();
   CollectingSink sink;
+  // Warned once per file, on stderr at once and as an event in the file's place.
+  if (std::string band = audio::BandLimitWarning(path, (*source)->info().rate); !band.empty()) {
+    PrintWarning(band);
+    sink.Emit(ErrorEvent{0.0, "audio", band});
+  }
   auto pipeline = statemachine::Pipeline::Create(config, models, &sink);
   if (!pipeline.ok()) return pipeline.error();
   std::optional<statemachine::GovernorDriver> driver;
