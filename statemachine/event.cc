@@ -49,6 +49,8 @@ class JsonObject {
     return *this;
   }
 
+  JsonObject& BoolIf(const char* key, bool value) { return value ? Bool(key, true) : *this; }
+
   std::string Finish() { return out_ + "}"; }
 
  private:
@@ -73,7 +75,8 @@ struct ToJsonVisitor {
   }
   std::string operator()(const TranscriptEvent& e) const {
     return JsonObject("transcript").Number("t", e.t).String("text", e.text).Bool("final", e.final)
-        .Number("confidence", e.confidence).Number("start", e.start).Number("end", e.end).Finish();
+        .Number("confidence", e.confidence).Number("start", e.start).Number("end", e.end)
+        .BoolIf("cancelled", e.cancelled).Finish();
   }
   std::string operator()(const ProfileEvent& e) const {
     return JsonObject("profile").Number("t", e.t).String("profile", e.profile)

@@ -17,6 +17,9 @@ struct TranscriptEvent {
   double confidence = 0;
   double start = 0;
   double end = 0;
+  // A final transcript of a request that ended before its endpoint (a mute, a decoder error): no
+  // words, but the one final event every request ends with. In JSON only when true.
+  bool cancelled = false;
 };
 struct ProfileEvent { double t = 0; std::string profile; std::string reason; };
 struct StateEvent { double t = 0; std::string state; };

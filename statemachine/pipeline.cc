@@ -118,9 +118,9 @@ void Pipeline::Finish() {
 
 void Pipeline::Mute() {
   if (state_ == State::kMuted) return;
-  if (state_ == State::kCommand) AbandonRequest();
-  decided_end_ = stats_.frames;  // the frames the VAD had not decided are dropped with the audio
   const double t = time();
+  if (state_ == State::kCommand) AbandonRequest(t);
+  decided_end_ = stats_.frames;  // the frames the VAD had not decided are dropped with the audio
   if (speech_) sink_->Emit(SpeechEndEvent{t});
   speech_ = false;
   Enter(Next(state_, Input::kMute, false), stats_.frames, t);
@@ -183,7 +183,7 @@ bool Pipeline::FeedStt(int64_t k) {
   Status fed = stt_->Feed(ring_.Samples(k));
   if (fed.ok()) return true;
   sink_->Emit(ErrorEvent{EndTime(k), "stt", fed.error().message});
-  AbandonRequest();
+  AbandonRequest(EndTime(k));
   Enter(Next(state_, Input::kEndpoint, speech_), k, EndTime(k));
   return false;
 }
@@ -214,6 +214,7 @@ void Pipeline::EndRequest(int64_t k) {
     }();
     if (!result.ok()) {
       sink_->Emit(ErrorEvent{t, "stt", result.error().message});
+      EmitCancelled(t);
     } else {  // final, if empty: the request ended without words
       const double offset = StartTime(request_start_);
       const double first = result->words.empty() ? 0.0 : result->words.front().start;
@@ -226,8 +227,18 @@ void Pipeline::EndRequest(int64_t k) {
   Enter(Next(state_, Input::kEndpoint, speech_), k, t);
 }
 
-void Pipeline::AbandonRequest() {
-  if (stt_) (void)stt_->End();  // the words so far are dropped with the request
+// A request that ends before its endpoint at time t: the words so far are dropped with it, and
+// its final transcript says so.
+void Pipeline::AbandonRequest(double t) {
+  if (stt_) (void)stt_->End();
+  EmitCancelled(t);
+}
+
+void Pipeline::EmitCancelled(double t) {
+  if (!stt_) return;  // no STT, no transcripts
+  TranscriptEvent cancelled{t, "", true, 0.0, StartTime(request_start_), t};
+  cancelled.cancelled = true;
+  sink_->Emit(cancelled);
 }
 
 // Moves to `next` at frame k (event time t): starts and stops the stages and says so.
@@ -251,7 +262,7 @@ void Pipeline::StartRequest(int64_t first, int64_t k) {
     Status begun = stt_->Begin();
     if (!begun.ok()) {
       sink_->Emit(ErrorEvent{EndTime(k), "stt", begun.error().message});
-      AbandonRequest();
+      AbandonRequest(EndTime(k));
       Enter(Next(state_, Input::kEndpoint, speech_), k, EndTime(k));
       return;
     }

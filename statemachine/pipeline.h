@@ -127,7 +127,8 @@ class Pipeline {
   void RunCommand(int64_t k);
   void EmitPartial(int64_t k);
   void EndRequest(int64_t k);
-  void AbandonRequest();
+  void AbandonRequest(double t);
+  void EmitCancelled(double t);
   void Enter(State next, int64_t k, double t);
   void StartRequest(int64_t first, int64_t k);
   bool FeedStt(int64_t k);

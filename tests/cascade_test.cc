@@ -164,6 +164,7 @@ TEST(Pipeline, MutedDropsAudioAndUnmuteStartsIdle) {
   EXPECT_EQ(pipeline->stats().wakes, 1);
 }
 
+// Every request ends with exactly one final transcript, a muted one too: apps wait for it.
 TEST(Pipeline, MuteDuringARequestAbandonsIt) {
   RecordingSink sink;
   auto pipeline = MakePipeline(StageSet{true, true}, &sink);
@@ -175,7 +176,18 @@ TEST(Pipeline, MuteDuringARequestAbandonsIt) {
   pipeline->Mute();
   while (*(*source)->Next(frame)) pipeline->Push(frame);
   pipeline->Finish();
-  for (const Event& e : sink.events) EXPECT_FALSE(std::holds_alternative<TranscriptEvent>(e));
+  std::vector<TranscriptEvent> finals;
+  for (const Event& e : sink.events) {
+    const auto* transcript = std::get_if<TranscriptEvent>(&e);
+    if (transcript != nullptr && transcript->final) finals.push_back(*transcript);
+  }
+  ASSERT_EQ(finals.size(), 1u);
+  EXPECT_TRUE(finals[0].cancelled);
+  EXPECT_EQ(finals[0].text, "");
+  EXPECT_LE(finals[0].start, finals[0].end);
+  const std::vector<std::string> kinds = sink.Kinds();
+  ASSERT_GE(kinds.size(), 2u);
+  EXPECT_EQ(kinds.back(), "state");  // muted, after the cancelled request's final transcript
   EXPECT_EQ(pipeline->stats().requests, 0);
 }
 

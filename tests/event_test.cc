@@ -15,6 +15,10 @@ TEST(Event, JsonFieldsInContractOrder) {
   EXPECT_EQ(ToJson(TranscriptEvent{3.5, "hi", true, 0.5, 1, 3}),
             R"({"event": "transcript", "t": 3.5, "text": "hi", "final": true, )"
             R"("confidence": 0.5, "start": 1, "end": 3})");
+  TranscriptEvent cancelled{3.5, "", true, 0, 1, 3.5};
+  cancelled.cancelled = true;
+  EXPECT_EQ(ToJson(cancelled), R"({"event": "transcript", "t": 3.5, "text": "", "final": true, )"
+                               R"("confidence": 0, "start": 1, "end": 3.5, "cancelled": true})");
 }
 
 TEST(Event, StringsAreEscaped) {
