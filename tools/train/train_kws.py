@@ -15,15 +15,11 @@ usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/e
            [--neg-speed]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
            [--large-from FILE] [--large-init FILE] [--log FILE]
-The defaults give the bundled large model (the small SD2: the README's Training block); the other
-options are the variants of docs/research/kws.md's table (C77P, the large model before: --conv 5,2,56 --conv2
-none --hidden 64; R, before it: --conv2 none --hidden 64 --frames 56 --conv 5,2,80 --epochs 8
---mine-rounds 4 --small-channels 40; the models before it: --conv2 none --hidden 64 --frames 56
---conv 5,2,64 --epochs 8 --mine-rounds 4 --small-channels 24; the previous conv models: those and
---transform 8,7,-64,63 --epochs 5; the previous MLPs: --conv none --conv2 none --frames 56 --hidden
-96,48 --small-hidden 56,32 --small-from distilled --epochs 3 --mine-rounds 3 --no-fresh --transform
-8,7,-64,63; more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic speech,
-streams that start inside a clip, synthetic clatter, negatives at other speeds, other contexts).
+The defaults give the bundled large model (the small one: tools/recipes/kws_computer_small.sh); the other
+options are the variants of docs/research/kws.md, each with the flags that made it (earlier
+architectures, more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic
+speech, streams that start inside a clip, synthetic clatter, negatives at other speeds, other
+contexts).
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -497,7 +493,7 @@ def main():
 
     def mining_set():
         log("negative streams to mine:")
-        return streams(train_src.with_speech_frac(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8,
+        return streams(train_src.with_shares(args.mine_speech_frac), mine_streams, n_pos=0, n_neg=8,
                        start_cut=args.start_cut, neg_speed=args.neg_speed, channel=args.channel)
     dev = Dev(xd, yd)
     if args.large_from:
