@@ -42,11 +42,12 @@ class Sources:
         self.near_frac = near_frac if self.near else 0.0
         self.cache = {}
 
-    def with_speech_frac(self, speech_frac):
+    def with_shares(self, speech_frac=None, near_frac=None):
         """The same clips (and decoded cache) with another share of read speech among the
-        non-synthetic negatives."""
+        non-synthetic negatives, or of synthetic ones among all negatives."""
         other = copy.copy(self)
-        other.speech_frac = speech_frac
+        other.speech_frac = self.speech_frac if speech_frac is None else speech_frac
+        other.near_frac = self.near_frac if near_frac is None else near_frac
         return other
 
     def read(self, path):
@@ -114,14 +115,21 @@ def build_stream(rng, sources, rirs, noise, n_pos, n_neg, start_cut=0.0, neg_spe
         pieces.append(xp)
         targets.append(t)
     s, y = np.concatenate(pieces), np.concatenate(targets)
+    s = noise_and_channel(rng, s, noise, channel)
+    if start_cut and rng.uniform() < start_cut:
+        s, y = cut_start(s, y, int(rng.uniform(0, 2) * 100))
+    return s, y
+
+
+def noise_and_channel(rng, s, noise, channel):
+    """A stream with noise at 0-20 dB SNR (80% of streams) and, a `channel` share of the time,
+    through a device's microphone and codec (augment.device_channel)."""
     if rng.uniform() < 0.8 and active_power(s) > 0:
         snr = rng.uniform(0, 20)
         s = s + noise.sample(len(s)) * np.sqrt(active_power(s) / 10 ** (snr / 10))
     if channel and rng.uniform() < channel:
         s = device_channel(s, rng)
-    if start_cut and rng.uniform() < start_cut:
-        s, y = cut_start(s, y, int(rng.uniform(0, 2) * 100))
-    return s, y
+    return s
 
 
 def cut_start(s, y, hops):

@@ -167,6 +167,12 @@ def read_index(out):
     return files
 
 
+def read_texts(out):
+    """[(wav path, text said)] of a generated set."""
+    with open(os.path.join(out, "index.tsv")) as f:
+        return [(os.path.join(out, r[1]), r[6]) for r in (line.rstrip("\n").split("\t") for line in f)]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--cache", default=default_cache())

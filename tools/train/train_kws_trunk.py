@@ -38,6 +38,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio_io  # noqa: E402
 import align_words  # noqa: E402
 import kws_input  # noqa: E402
+import kws_phones  # noqa: E402
 import kws_synth  # noqa: E402
 import kws_trunk  # noqa: E402
 import pronounce  # noqa: E402
@@ -122,6 +123,56 @@ def word_cuts(data, earshot, log):
     return cuts
 
 
+def transcribed(data, sub):
+    """[(file, transcript)] of a read-speech folder."""
+    files = {os.path.splitext(os.path.basename(f))[0]: f for f in list_audio(data, sub)}
+    with open(os.path.join(data, sub, "transcripts.tsv")) as f:
+        items = [line.rstrip("\n").split("\t", 1) for line in f]
+    return [(files[utt], text) for utt, text in items if utt in files]
+
+
+def phone_corpora(args, words, synth_words, log):
+    """(train, dev) kws_phones.Corpus: read speech with its transcripts, Speech Commands words and
+    digits (their folder's name said), the synthetic words and the read speech's training
+    transcripts said by synthetic voices; dev: the real recordings' validation tenth."""
+    phones = kws_phones.phone_names(words)
+    speech = [i for sub in ("speech", "speech_l2") for i in transcribed(args.data, sub)]
+    said = [(f, os.path.basename(os.path.dirname(f))) for sub in ("kws/train", "kws_aux/fsdd/train")
+            for f in list_audio(args.data, sub)]
+    cache = kws_synth.default_cache("trunk_synth") if args.synth == "cache" else args.synth
+    jobs = [("sentence", text) for path, text in speech if not is_dev(path)]
+    sentences = kws_synth.read_texts(kws_synth.generate(cache, jobs=jobs, log=log))
+    label = lambda items, dev: kws_phones.labelled(  # noqa: E731
+        [i for i in items if is_dev(i[0]) == dev], words, phones)
+    train_src = kws_phones.Corpus(
+        {"read speech": label(speech, False), "words": label(said, False),
+         "synthetic words": label(synth_words, False), "synthetic sentences": label(sentences, False)},
+        {"read speech": 0.4, "words": 0.15, "synthetic words": 0.15, "synthetic sentences": 0.3})
+    dev_src = kws_phones.Corpus({"read speech": label(speech, True), "words": label(said, True)},
+                                {"read speech": 0.7, "words": 0.3})
+    log(f"phones: {len(phones)} + blank; train {train_src.describe()}; dev {dev_src.describe()}")
+    return phones, train_src, dev_src
+
+
+def train_phones(args, log, rng, words, synth_words, rirs, noise):
+    """The trunk trained with CTC on phones (kws_phones.py); (trunk, calibration rows, phones)."""
+    phones, train_src, dev_src = phone_corpora(args, words, synth_words, log)
+
+    def streams(sources, n):
+        return kws_phones.make_streams(args.earshot, rng, sources, rirs, noise, n, context(),
+                                       args.channel, log)
+
+    data = streams(train_src, args.streams)
+    dev = streams(dev_src, max(2, args.streams // 8))
+    model = kws_trunk.Trunk(kws_input.POOLED)
+    head = torch.nn.Linear(model.outputs, len(phones) + 1)
+    log(f"trunk: {kws_trunk.FRAMES} frames x {kws_input.POOLED} bands, convolutions {kws_trunk.CONVS} "
+        f"-> {model.outputs} outputs; CTC over phones every {kws_phones.STRIDE} hops")
+    kws_phones.train(model, head, data, dev, args.epochs, log, args.seed,
+                     lambda: streams(train_src, args.streams))
+    return model, np.concatenate([r for r, _ in data])[::7], phones
+
+
 def train(model, head, rows, dev, epochs, log, seed, refresh):
     params = list(model.parameters()) + list(head.parameters())
     opt = torch.optim.Adam(params, lr=2e-3, weight_decay=1e-5)
@@ -182,11 +233,46 @@ def parse_args():
                    help="add the vocabulary's words cut from the read speech by forced alignment "
                         "(align_words.py) to their classes (off: the bundled trunk, trained before "
                         "it; not measured yet)")
+    p.add_argument("--target", choices=("words", "phones"), default="words",
+                   help="what the trunk learns: which word has just ended (a classifier), or the "
+                        "phones heard (CTC, kws_phones.py)")
     p.add_argument("--seed", type=int, default=SEED)
     args = p.parse_args()
     if args.log is None:
         args.log = os.path.splitext(args.out)[0] + "_train.log"
     return args
+
+
+def train_words(args, log, rng, words, sc_words, vocab, synth, rirs, noise):
+    """The trunk trained as a classifier of which word has just ended; (trunk, calibration rows,
+    the words)."""
+    speech = [f for sub in ("speech", "speech_l2") for f in list_audio(args.data, sub)]
+    cuts = word_cuts(args.data, args.earshot, log) if args.aligned else {}
+    classes = word_classes(args.data, synth, False, cuts)
+    names = [w for w, _ in classes]
+    train_src = WordSources(classes, [f for f in speech if not is_dev(f)], names)
+    dev_src = WordSources(word_classes(args.data, synth, True, cuts), [f for f in speech if is_dev(f)],
+                          names)
+    log(f"trunk, seed {args.seed}: {len(names)} word classes ({len(sc_words)} Speech Commands, "
+        f"{sum('(8 kHz)' in w for w in names)} digits at 8 kHz, {len(vocab)} read-speech words), "
+        f"{len(synth.get(sc_words[0], []))} synthetic clips of each Speech Commands word, "
+        f"{sum(len(f) for w, f in classes if w in cuts)} words cut from the read speech; "
+        f"{len(train_src.speech)} read-speech files")
+
+    def streams(sources, n, **kw):
+        return make_set(args.earshot, rng, sources, rirs, noise, n, context(), log, n_pos=12, n_neg=2,
+                        transform=kws_input.TRANSFORM, channel=args.channel, **kw)
+
+    rows = streams(train_src, args.streams)
+    xd, yd = streams(dev_src, max(2, args.streams // 8), neg_stride=1)
+    model = kws_trunk.Trunk(kws_input.POOLED)
+    head = torch.nn.Sequential(torch.nn.Linear(model.outputs, 128), torch.nn.ReLU(), torch.nn.Dropout(0.2),
+                               torch.nn.Linear(128, len(names) + 1))
+    log(f"trunk: {kws_trunk.FRAMES} frames x {kws_input.POOLED} bands, convolutions {kws_trunk.CONVS} "
+        f"-> {model.outputs} outputs; classifier 128 -> {len(names) + 1}")
+    train(model, head, rows, (xd, yd), args.epochs, log, args.seed, lambda: streams(train_src, args.streams))
+    x, y = rows
+    return model, x[y >= 0][::23], names
 
 
 def main():
@@ -202,35 +288,15 @@ def main():
     cache = kws_synth.default_cache("trunk_synth") if args.synth == "cache" else args.synth
     jobs = kws_synth.word_plan(sc_words, args.synth_per_word) + \
         kws_synth.word_plan(vocab, max(1, args.synth_per_word // 2))
-    synth = kws_synth.read_index(kws_synth.generate(cache, jobs=jobs, log=log))
-    speech = [f for sub in ("speech", "speech_l2") for f in list_audio(args.data, sub)]
-    cuts = word_cuts(args.data, args.earshot, log) if args.aligned else {}
-    classes = word_classes(args.data, synth, False, cuts)
-    names = [w for w, _ in classes]
-    train_src = WordSources(classes, [f for f in speech if not is_dev(f)], names)
-    dev_src = WordSources(word_classes(args.data, synth, True, cuts), [f for f in speech if is_dev(f)],
-                          names)
-    log(f"trunk, seed {args.seed}: {len(names)} word classes ({len(sc_words)} Speech Commands, "
-        f"{sum('(8 kHz)' in w for w in names)} digits at 8 kHz, {len(vocab)} read-speech words), "
-        f"{len(synth.get(sc_words[0], []))} synthetic clips of each Speech Commands word, "
-        f"{sum(len(f) for w, f in classes if w in cuts)} words cut from the read speech; "
-        f"{len(train_src.speech)} read-speech files")
+    synth = kws_synth.generate(cache, jobs=jobs, log=log)
     rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
-
-    def streams(sources, n, **kw):
-        return make_set(args.earshot, rng, sources, rirs, noise, n, context(), log, n_pos=12, n_neg=2,
-                        transform=kws_input.TRANSFORM, channel=args.channel, **kw)
-
-    rows = streams(train_src, args.streams)
-    xd, yd = streams(dev_src, max(2, args.streams // 8), neg_stride=1)
-    model = kws_trunk.Trunk(kws_input.POOLED)
-    head = torch.nn.Sequential(torch.nn.Linear(model.outputs, 128), torch.nn.ReLU(), torch.nn.Dropout(0.2),
-                               torch.nn.Linear(128, len(names) + 1))
-    log(f"trunk: {kws_trunk.FRAMES} frames x {kws_input.POOLED} bands, convolutions {kws_trunk.CONVS} "
-        f"-> {model.outputs} outputs; classifier 128 -> {len(names) + 1}")
-    train(model, head, rows, (xd, yd), args.epochs, log, args.seed, lambda: streams(train_src, args.streams))
-    x, y = rows
-    layers, out_scale = kws_trunk.quantize(model, x[y >= 0][::23])
+    if args.target == "phones":
+        model, calibration, names = train_phones(args, log, rng, words, kws_synth.read_texts(synth),
+                                                 rirs, noise)
+    else:
+        model, calibration, names = train_words(args, log, rng, words, sc_words, vocab,
+                                                kws_synth.read_index(synth), rirs, noise)
+    layers, out_scale = kws_trunk.quantize(model, calibration)
     kws_trunk.write(args.out, layers, out_scale, context(), kws_input.TRANSFORM, names)
     log(f"wrote {args.out} ({os.path.getsize(args.out)} bytes): {len(layers)} int8 convolutions, "
         f"output step {out_scale:.5f}")

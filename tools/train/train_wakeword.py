@@ -28,7 +28,8 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
    streams, then --mine-rounds rounds of the head's false accepts on fresh negative streams.
 5. The model file: the trunk's layers and the head, the phrase (kws_phrase) and the threshold
    that sensitivity 0.5 gives (kws_default_threshold: the lowest score that a fresh draw of
-   negative streams reaches at most once in ten hours of them, within 0.5-0.95).
+   streams of real negatives, no synthetic speech, reaches at most once in ten hours of them (at
+   most 0 times in fewer hours), within 0.5-0.95).
 --tiny: a few streams and clips (the smoke test: a model in well under a minute, not a good one).
 """
 import os
@@ -231,7 +232,7 @@ def main():
     kws_model.train(net, *rows, args.epochs, seed=args.seed, lr=2e-3 if not args.tune else 1e-3,
                     refresh=lambda: feats.rows(train_src, args.streams), **fit)
     mined = rows[0][:0], rows[1][:0]
-    mining_src = train_src.with_speech_frac(0.8)
+    mining_src = train_src.with_shares(speech_frac=0.8)
     for r in range(args.mine_rounds):
         xm, ym = feats.rows(mining_src, args.streams, n_pos=0, n_neg=8)
         xh, yh = kws_model.mine_hard_negatives(net, xm, ym, 1.0, MINE_PROB)
@@ -243,9 +244,10 @@ def main():
         rows = np.concatenate([fresh[0], mined[0]]), np.concatenate([fresh[1], mined[1]])
         kws_model.train(net, *rows, 2, seed=args.seed + 1 + r, lr=5e-4 if not args.tune else 3e-4, **fit)
     calibration = rows[0][rows[1] >= 0][::11]
-    log("fresh negative streams for the default threshold:")
+    log("fresh streams of real negatives for the default threshold:")
     q = quantised(net, calibration, trunk[2])
-    threshold = calibrated_threshold(q, *feats.rows(mining_src, args.streams, n_pos=0, n_neg=8))
+    threshold = calibrated_threshold(q, *feats.rows(mining_src.with_shares(near_frac=0.0), args.streams,
+                                                    n_pos=0, n_neg=8))
     export(args.out, trunk, feats.cut, q, phrase, threshold)
     dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)
     log(f"int8: {dev_int}; default threshold {threshold / 32767:.3f}; wrote {args.out} "
@@ -273,7 +275,7 @@ def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, thresh
   {len(trunk[4])} real and synthetic words; the same bytes in every keyword model, run once per hop
   for all of them), then this phrase's head: 448 -> {args.hidden} -> 1 (int8).
 - Default threshold (sensitivity 0.5): {threshold_q15 / 32767:.3f}, the lowest score that a fresh
-  draw of negative training streams reached at most once in ten hours.
+  draw of streams of real negatives (no synthetic speech) reached at most once in ten hours.
 
 ## Training data
 - Positives: {n_pos} renditions of the phrase by espeak-ng (every English accent and voice variant)
