@@ -1,6 +1,8 @@
 #include "daemon/manager.h"
 
+#include <fcntl.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <systemd/sd-daemon.h>
@@ -96,11 +98,29 @@ Status Manager::Init() {
   return StartPolling();
 }
 
+// --events FILE never blocks the loop, at start-up or later: a FIFO with no reader yet is opened
+// for reading and writing (open for writing alone would wait for a reader), and a FIFO is written
+// without blocking and unbuffered, a line per write(): one that does not fit while nobody reads is
+// dropped whole (lines are shorter than PIPE_BUF, so a write is all or nothing).
 Status Manager::OpenEventsOutput() {
   if (options_.events.empty()) return OkStatus();
-  events_file_ = options_.events == "-" ? stdout : std::fopen(options_.events.c_str(), "w");
-  if (events_file_ == nullptr) {
-    return Error{"--events " + options_.events + ": " + std::strerror(errno)};
+  if (options_.events == "-") {
+    events_file_ = stdout;
+  } else {
+    const char* path = options_.events.c_str();
+    constexpr int kFlags = O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | kFlags, 0644);
+    if (fd < 0 && errno == ENXIO) fd = open(path, O_RDWR | kFlags);  // a FIFO, no reader yet
+    if (fd < 0) return Error{"--events " + options_.events + ": " + std::strerror(errno)};
+    struct stat st {};
+    const bool fifo = fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode);
+    if (!fifo) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // a file: all of it
+    events_file_ = fdopen(fd, "w");
+    if (events_file_ == nullptr) {
+      close(fd);
+      return Error{"--events " + options_.events + ": " + std::strerror(errno)};
+    }
+    if (fifo) setvbuf(events_file_, nullptr, _IONBF, 0);
   }
   json_.emplace(events_file_);
   return OkStatus();

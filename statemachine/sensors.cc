@@ -1,6 +1,7 @@
 #include "statemachine/sensors.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,9 +22,18 @@ constexpr int kMaxTempMilliC = 150000;
 
 // The text of a sysfs attribute without its trailing newline, or the cause it could not be read.
 // (POSIX read, not iostreams, to keep errno: sysfs reports a failing sensor as EIO or ENODATA.)
+// Only a regular file is read, opened without blocking and read once into a bounded buffer: a
+// FIFO or a device in its place (a fake tree, a mistake) would block the caller's loop for good.
 Result<std::string> ReadAttribute(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return Error{path.string() + ": " + std::strerror(errno)};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return Error{path.string() + ": " +
+                 (S_ISDIR(st.st_mode) ? std::strerror(EISDIR)
+                                      : "not a regular file (a FIFO or a device?): skipped")};
+  }
   char buf[128];
   const ssize_t n = ::read(fd, buf, sizeof buf);
   const int read_errno = errno;

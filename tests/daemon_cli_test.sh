@@ -53,6 +53,12 @@ check "wav sequence" test "$(cat sequence.txt)" = \
 check "wake word logged" grep -q "wake word computer (score" err.txt
 check "request logged" grep -q "request .* s: transcribed, confidence" err.txt
 check "what was said not logged" test "$(grep -c ironing err.txt)" -eq 0
+# --events on a FIFO with no reader: start-up does not wait for one, the events go to the pipe
+# while it has room, and the recording is served to its end (before, it never started).
+mkfifo events.fifo
+check "--events FIFO without a reader" status_is 0 timeout 120 "$earshotd" --config fast.toml \
+  --bus none --events events.fifo --input "wav:$src/tools/samples/computer_request.flac"
+check "--events FIFO: the request logged" grep -q "request .* s: transcribed" err.txt
 # Cut short, the recording fails to decode part way: what came before is served, exit status 1.
 head -c 30000 "$src/tools/samples/computer_request.flac" >cut.flac
 check "wav cut short" status_is 1 "$earshotd" --config fast.toml --bus none --events - --input wav:cut.flac

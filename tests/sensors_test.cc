@@ -3,6 +3,7 @@
 #include "statemachine/sensors.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -144,6 +145,22 @@ TEST(SensorReader, UnreadableAndMissingFilesAreUnknown) {
   EXPECT_TRUE(Mentions(s.warnings, "thermal_zone0/temp", "Is a directory"));
   EXPECT_TRUE(Mentions(s.warnings, "thermal_zone1/temp", "'-273000'"));
   EXPECT_EQ(s.warnings.size(), 5u);
+}
+
+// A FIFO where an attribute should be (a fake tree, a mistake) is never opened for a blocking
+// read: before, Read() waited for a writer forever and the daemon's loop with it.
+TEST(SensorReader, AFifoIsSkippedNotWaitedFor) {
+  FakeSysfs sys("fifo");
+  sys.Battery("BAT0", "50", "Discharging");
+  fs::create_directories(sys.root() / "class/thermal/thermal_zone0");
+  ASSERT_EQ(mkfifo((sys.root() / "class/thermal/thermal_zone0/temp").c_str(), 0600), 0);
+  SensorReader reader(sys.root());
+  SensorSample s = reader.Read();
+  EXPECT_EQ(s.readings.battery_percent, 50);
+  EXPECT_FALSE(s.readings.temp_milli_c.has_value());
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_TRUE(Mentions(s.warnings, "thermal_zone0/temp", "not a regular file"));
+  EXPECT_TRUE(reader.Read().warnings.empty());  // reported once
 }
 
 TEST(SensorReader, NoThermalZonesAndNoSupplies) {
