@@ -18,6 +18,7 @@
 #include "models/stt/command_model.h"
 #include "models/stt/endpointer.h"
 #include "models/stt/jsgf_check.h"
+#include "models/stt/language_model_check.h"
 #include "models/stt/sphinx_cepstra.h"
 #include "tests/read_samples.h"
 #include "tests/temp_path.h"
@@ -621,6 +622,34 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   model = LoadModel(unknown);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("stt.front_end 'htk'"), std::string::npos);
+}
+
+// A binary language model cut short was read past its buffer inside libsphinxbase
+// (AddressSanitizer: heap-buffer-overflow in ngram_model_trie_read_bin): now an error naming it.
+TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
+  const std::string lm = SttConfig::FromConfig(config::Config::Defaults())->language_model;
+  std::ifstream in(lm, std::ios::binary);
+  const std::vector<uint8_t> whole{std::istreambuf_iterator<char>(in), {}};
+  ASSERT_GT(whole.size(), 100000u) << lm;
+  EXPECT_TRUE(CheckTrieLanguageModel(whole, lm).ok());
+  const std::span<const uint8_t> bytes(whole);
+  // Cuts after the header, in the counts, the trie, the vocabulary, and one at a word's end (a
+  // part of the header is no trie model: pocketsphinx refuses it itself).
+  const size_t last_word = static_cast<size_t>(
+      std::find(whole.rbegin() + 1, whole.rend(), uint8_t{0}) - whole.rbegin());
+  for (size_t keep : {size_t{19}, size_t{20}, size_t{24}, size_t{20000}, whole.size() / 2,
+                      whole.size() - 1000, whole.size() - last_word, whole.size() - 1}) {
+    Status checked = CheckTrieLanguageModel(bytes.first(keep), "x.lm.bin");
+    ASSERT_FALSE(checked.ok()) << keep;
+    EXPECT_NE(checked.error().message.find("x.lm.bin: not a whole pocketsphinx binary language "
+                                           "model"), std::string::npos) << checked.error().message;
+  }
+  const std::string cut = testing_util::TestTempPath("cut.lm.bin");
+  std::ofstream(cut, std::ios::binary).write(reinterpret_cast<const char*>(whole.data()), 20000);
+  auto model = LoadWith("stt.language_model", cut);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find(cut + ": not a whole"), std::string::npos)
+      << model.error().message;
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 
 #include "config/read_file.h"
 #include "models/stt/acoustic_model_check.h"
+#include "models/stt/language_model_check.h"
 #include "models/stt/feat_params.h"
 #include "models/stt/jsgf_check.h"
 
@@ -311,6 +312,9 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
   if (*dictionary == 0) return Error{c.dictionary + ": empty dictionary (0 bytes): no words"};
   if (use_lm && !Exists(c.language_model, false)) {
     return Error{c.language_model + ": language model not found"};
+  }
+  if (use_lm) {
+    if (Status lm = CheckLanguageModel(c.language_model); !lm.ok()) return lm;
   }
   if (!c.grammar.empty()) return CheckGrammarFile(c.grammar);
   return OkStatus();
