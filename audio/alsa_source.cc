@@ -157,7 +157,9 @@ Result<bool> AlsaSource::ReadPeriod() {
   if (got < 0) {
     Status recovered = Recover(static_cast<int>(got));
     if (!recovered.ok()) return recovered.error();
-    return true;  // nothing read, but the stream runs again
+    // Nothing read, but the stream runs again: the next wake-up reads it. Reading again at once
+    // never returned on a device that overruns on every read (228k xruns in 4 s, the loop stuck).
+    return false;
   }
   const size_t samples = static_cast<size_t>(got) * static_cast<size_t>(channels_);
   ToFloat(samples);

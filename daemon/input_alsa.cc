@@ -1,7 +1,9 @@
 // alsa:DEVICE: AlsaSource under sd-event. A lost device is closed and reopened from a timer, the
 // wait doubling from daemon.reopen_min_ms to daemon.reopen_max_ms; the loop keeps serving D-Bus
 // meanwhile. The ALSA ring (daemon.alsa_buffer_ms) and the FrameQueue together absorb a stalled
-// pipeline; beyond that the device overruns, which is counted as an xrun and recovered.
+// pipeline; beyond that the device overruns, which is counted as an xrun and recovered, once per
+// wake-up. A device that overruns on every read (kStormReads wake-ups in a row without a frame) is
+// closed and reopened like a lost one, the wait doubling while the storm goes on.
 #include <sys/epoll.h>
 
 #include <algorithm>
@@ -56,11 +58,13 @@ class AlsaInput final : public Input {
 
  private:
   static constexpr int kNoLimit = 1 << 30;
+  static constexpr int kStormReads = 16;
   int Attach(std::unique_ptr<audio::AlsaSource> source);
   int AttachTimer();
   void Detach();
   int Drain(int limit);
-  void Lost(const Error& error);
+  void Lost(const Error& error, uint64_t wait_usec);
+  void CountXruns(uint64_t xruns_seen, int queued);
   void ScheduleReopen();
   static int OnIo(sd_event_source* s, int fd, uint32_t revents, void* userdata);
   static int OnReopen(sd_event_source* s, uint64_t usec, void* userdata);
@@ -78,6 +82,8 @@ class AlsaInput final : public Input {
   uint64_t reopen_min_usec_ = 0, reopen_max_usec_ = 0, reopen_wait_usec_ = 0;
   uint64_t xruns_before_ = 0;  // xruns of the sources closed so far
   uint64_t reopens_ = 0;
+  int storm_reads_ = 0;          // wake-ups in a row that recovered an overrun and read nothing
+  uint64_t storm_wait_usec_ = 0;  // the wait before reopening after the last storm (0: none)
   bool paused_ = false;
 };
 
@@ -161,7 +167,7 @@ int AlsaInput::Drain(int limit) {
     const uint64_t now = MonotonicUsec();
     Result<int> got = source_->Read(room, [&](const audio::Frame& f) { queue.Push(f, now); });
     if (!got.ok()) {
-      Lost(got.error());
+      Lost(got.error(), reopen_min_usec_);
       return queued;
     }
     queued += *got;
@@ -170,19 +176,38 @@ int AlsaInput::Drain(int limit) {
   if (!paused_) {
     for (EventSourcePtr& s : io_) sd_event_source_set_enabled(s.get(), SD_EVENT_ON);
   }
-  if (xruns() != xruns_seen) {
-    Log(LOG_WARNING, "%s: overrun recovered (%llu so far)", options_.device.c_str(),
-        static_cast<unsigned long long>(xruns()));
-    hooks_.on_change();
-  }
+  CountXruns(xruns_seen, queued);
   return queued;
 }
 
-void AlsaInput::Lost(const Error& error) {
+// After a Drain: logs the first overrun of a run, and reopens the device when overruns alone keep
+// coming (storm_reads_), with a longer wait each time the storm outlasts a reopen.
+void AlsaInput::CountXruns(uint64_t xruns_seen, int queued) {
+  if (queued > 0) {
+    storm_reads_ = 0;
+    storm_wait_usec_ = 0;
+  }
+  if (xruns() == xruns_seen) return;
+  if (queued == 0 && ++storm_reads_ >= kStormReads) {
+    storm_reads_ = 0;
+    storm_wait_usec_ = std::min(std::max(storm_wait_usec_ * 2, reopen_min_usec_), reopen_max_usec_);
+    Lost(Error{"ALSA device " + options_.device + ": an overrun on every read (" +
+               std::to_string(kStormReads) + " in a row, " + std::to_string(xruns()) + " so far)"},
+         storm_wait_usec_);
+    return;
+  }
+  if (storm_reads_ <= 1) {
+    Log(LOG_WARNING, "%s: overrun recovered (%llu so far)", options_.device.c_str(),
+        static_cast<unsigned long long>(xruns()));
+  }
+  hooks_.on_change();
+}
+
+void AlsaInput::Lost(const Error& error, uint64_t wait_usec) {
   Log(LOG_WARNING, "%s; reopening", error.message.c_str());
   Detach();
   paused_ = false;
-  reopen_wait_usec_ = reopen_min_usec_;
+  reopen_wait_usec_ = wait_usec;
   ScheduleReopen();
   hooks_.on_change();
 }

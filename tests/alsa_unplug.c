@@ -4,7 +4,8 @@
  * microphone being pulled out. Preloaded into earshotd (LD_PRELOAD), this library makes the real
  * snd_pcm_readi fail with -ENODEV, and snd_pcm_open with -ENODEV, while the file named by
  * EARSHOT_TEST_UNPLUGGED exists: the errors a vanished USB device gives. When the file named by
- * EARSHOT_TEST_XRUN exists, one read fails with -EPIPE (an overrun) and the file is removed.
+ * EARSHOT_TEST_XRUN exists, one read fails with -EPIPE (an overrun) and the file is removed; while
+ * the file named by EARSHOT_TEST_XRUN_STORM exists, every read does (an overrun storm).
  * EARSHOT_TEST_DEVICE_FORMAT (S32 or FLOAT), _CHANNELS and _RATE make the device offer only that
  * format and ask for that channel count and rate, as many USB microphones do (the null plugin
  * under the file plugin takes any). Everything else goes to the real libasound; the daemon's
@@ -36,6 +37,8 @@ snd_pcm_sframes_t snd_pcm_readi(snd_pcm_t* pcm, void* buffer, snd_pcm_uframes_t 
   if (unplugged()) return -ENODEV;
   const char* xrun = getenv("EARSHOT_TEST_XRUN");
   if (xrun != NULL && unlink(xrun) == 0) return -EPIPE;
+  const char* storm = getenv("EARSHOT_TEST_XRUN_STORM");
+  if (storm != NULL && access(storm, F_OK) == 0) return -EPIPE;  /* every read while it exists */
   return real_readi(pcm, buffer, size);
 }
 

@@ -128,6 +128,33 @@ def test_alsa_formats(earshotd, tmp, unplug_library):
             stop(daemon)
 
 
+def test_xrun_storm(earshotd, tmp, env):
+    """A device that overruns on every read: before, the daemon recovered and read again without
+    returning to its loop (no D-Bus, no watchdog, SIGTERM ignored). Now it reopens the device with
+    a growing wait, serves D-Bus meanwhile, captures again once the storm is over, and stops on
+    SIGTERM during one."""
+    storm = os.path.join(tmp, "storm")
+    open(storm, "w").close()
+    env = dict(env, EARSHOT_TEST_XRUN_STORM=storm)
+    daemon = subprocess.Popen([earshotd, "--bus", "session", "--input", "alsa:earshot_test"],
+                              env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    log = Lines(daemon.stderr)
+    try:
+        check("storm: the device reopened", log.expect(lambda l: "an overrun on every read" in l))
+        check("storm: retried with back-off", log.expect(lambda l: "capture reopened" in l))
+        check("storm: reopened again", log.expect(lambda l: "an overrun on every read" in l))
+        stats = call("GetStats")
+        check("storm: serves D-Bus", stats.returncode == 0, stats.stdout + stats.stderr)
+        os.unlink(storm)
+        check("storm over: capture reopened", log.expect(lambda l: "capture reopened" in l))
+        open(storm, "w").close()
+        check("storm again", log.expect(lambda l: "an overrun on every read" in l))
+        daemon.send_signal(signal.SIGTERM)
+        check("storm: SIGTERM: exit 0", daemon.wait(timeout=TIMEOUT) == 0)
+    finally:
+        stop(daemon)
+
+
 def test_alsa(earshotd, tmp, unplug_library):
     test_alsa_formats(earshotd, tmp, unplug_library)
     unplugged, xrun = os.path.join(tmp, "unplugged"), os.path.join(tmp, "xrun")
@@ -167,6 +194,7 @@ def test_alsa(earshotd, tmp, unplug_library):
         check("SIGTERM: exit 0", daemon.wait(timeout=TIMEOUT) == 0)
     finally:
         stop(daemon)
+    test_xrun_storm(earshotd, tmp, env)
     bad = subprocess.run([earshotd, "--bus", "none", "--input", "alsa:no_such_pcm"], env=env,
                          capture_output=True, text=True, timeout=TIMEOUT)
     check("missing device: exit 1", bad.returncode == 1, str(bad.returncode))
