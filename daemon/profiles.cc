@@ -1,6 +1,7 @@
 // The Manager's profiles (manager.h): the governor polled from an sd-event timer, D-Bus
 // SetProfile, and model loads for a profile or a reload on the loader thread, swapped in by the
 // pipeline at its next idle moment; the keywords of those models and their sensitivities.
+#include <malloc.h>
 #include <time.h>
 
 #include <cmath>
@@ -110,6 +111,9 @@ void Manager::StartLoad(ModelLoad load) {
   }
   loading_ = std::move(load);
   loader_ = std::thread([this, library = loading_.library, sizes = loading_.sizes] {
+    // Models freed since the last load (swapped out at an idle moment) go back to the system
+    // before more are loaded: malloc keeps freed memory otherwise, in this thread's arena too.
+    malloc_trim(0);
     loaded_.emplace(library->For(sizes));
     SignalWakeup(reload_fd_);
   });
@@ -158,8 +162,12 @@ int Manager::Reload() {
     Publish(ErrorEvent{EventTime(), "reload", library.error().message}, MonotonicUsec());
     return -EINVAL;
   }
+  // The same configuration and model files: the loaded models again (For() loads nothing), so
+  // a reload costs no memory. Compared only while no load runs, which would write the library.
+  const bool same = !loader_.joinable() && library_->Serves(*cfg);
+  if (same) Log(LOG_INFO, "reload: configuration and model files unchanged; keeping the models");
   // Off the loop and the audio path; after a load in progress, if any.
-  StartLoad({std::move(library).value(), wanted_sizes_, true});
+  StartLoad({same ? library_ : std::move(library).value(), wanted_sizes_, true});
   return 0;
 }
 

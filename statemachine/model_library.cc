@@ -1,13 +1,49 @@
 #include "statemachine/model_library.h"
 
+#include <sys/stat.h>
+
+#include <filesystem>
+
 #include "config/paths.h"
 
 namespace earshot::statemachine {
 
+ModelLibrary::FileStamp ModelLibrary::StampOf(const std::string& path) {
+  FileStamp stamp{path};
+  struct stat st {};
+  if (stat(path.c_str(), &st) != 0) return stamp;
+  stamp.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  stamp.size = static_cast<int64_t>(st.st_size);
+  stamp.inode = static_cast<uint64_t>(st.st_ino);
+  return stamp;
+}
+
+void ModelLibrary::Stamp(const std::string& path) {
+  if (path.empty()) return;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(path, ec)) {
+    stamps_.push_back(StampOf(path));
+    return;
+  }
+  for (std::filesystem::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) stamps_.push_back(StampOf(it->path().string()));
+  }
+}
+
+bool ModelLibrary::Serves(const config::Config& config) const {
+  if (config.ToToml() != config_.ToToml()) return false;
+  for (const FileStamp& stamp : stamps_) {
+    if (!(StampOf(stamp.path) == stamp)) return false;
+  }
+  return true;
+}
+
 Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
   if (!vad_) {
-    auto vad = vad::VadModel::Load(config::ModelPath(config_, "vad.model", "vad/vad.eshm"), front_end_);
+    const std::string path = config::ModelPath(config_, "vad.model", "vad/vad.eshm");
+    auto vad = vad::VadModel::Load(path, front_end_);
     if (!vad.ok()) return vad.error();
+    Stamp(path);
     vad_ = std::move(vad).value();
   }
   PipelineModels models;
@@ -54,6 +90,7 @@ Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::KeywordModel(const st
     return loaded.error();
   }
   model = std::move(loaded).value();
+  Stamp(path);
   return model;
 }
 
@@ -65,6 +102,11 @@ Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) 
   stt_config->profile = std::string(SttSizeName(size));
   auto model = stt::LoadModel(*stt_config);
   if (!model.ok()) return model.error();
+  for (const std::string* path : {&stt_config->acoustic_model, &stt_config->language_model,
+                                  &stt_config->dictionary, &stt_config->grammar,
+                                  &stt_config->command_model}) {
+    Stamp(*path);
+  }
   stt_[index] = std::move(model).value();
   return stt_[index];
 }

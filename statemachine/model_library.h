@@ -3,6 +3,10 @@
 // file, at size small its kws.small_models file (the bundled keyword's small model; a keyword
 // without one keeps its large model); STT large and small are the pocketsphinx profiles of that
 // name, off is no decoding.
+//
+// A reload (earshotd's Reload, SIGHUP) whose configuration and model files are those of the library
+// in use reuses it (Serves): loading the same files again only grew the resident set (105 -> 315 MB
+// over six reloads, the freed copies kept by malloc).
 #pragma once
 
 #include <array>
@@ -30,7 +34,23 @@ class ModelLibrary {
   // Errors name the file; what was loaded before stays usable.
   Result<PipelineModels> For(const ProfileModels& sizes);
 
+  // True when `config` is this library's configuration and every file it loaded (a directory: each
+  // file in it) has the size, modification time and inode it had when loaded.
+  bool Serves(const config::Config& config) const;
+
  private:
+  // A file as it was when loaded.
+  struct FileStamp {
+    std::string path;
+    int64_t mtime_ns = -1;  // -1: could not be read
+    int64_t size = -1;
+    uint64_t inode = 0;
+    bool operator==(const FileStamp&) const = default;
+  };
+  static FileStamp StampOf(const std::string& path);
+  // Records `path` (each regular file in it when a directory) as loaded.
+  void Stamp(const std::string& path);
+
   Result<std::shared_ptr<const kws::KeywordSet>> Keywords(KwsSize size);
   Result<std::shared_ptr<const kws::KwsModel>> KeywordModel(const std::string& path);
   Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size);
@@ -43,6 +63,7 @@ class ModelLibrary {
   std::array<std::shared_ptr<const kws::KeywordSet>, 2> kws_;  // by KwsSize
   std::map<std::string, std::shared_ptr<const kws::KwsModel>> kws_files_;  // by path
   std::array<std::shared_ptr<const stt::SttModel>, 2> stt_;  // large, small
+  std::vector<FileStamp> stamps_;  // every file loaded
 };
 
 }  // namespace earshot::statemachine

@@ -4,7 +4,9 @@
   daemon_test.py bus EARSHOTD          under dbus-run-session: signals, properties, methods, errors
   daemon_test.py notify EARSHOTD       sd_notify: READY=1, STATUS=, WATCHDOG=1, STOPPING=1, exit 0
   daemon_test.py alsa EARSHOTD UNPLUG  ALSA file plugin on a known recording; an overrun; unplug
-                                       and replug
+                                       and replug; an overrun storm
+  daemon_test.py reload EARSHOTD       under dbus-run-session: 20 reloads of an idle daemon hold
+                                       its resident set within 20 MB of the first
 
 Nothing waits by sleeping: every wait is for a line, a message or a datagram, with a deadline
 (EARSHOT_TEST_TIMEOUT seconds, 120 by default) after which the check fails.
@@ -12,6 +14,7 @@ Nothing waits by sleeping: every wait is for a line, a message or a datagram, wi
 import json
 import os
 import queue
+import shutil
 import signal
 import socket
 import subprocess
@@ -128,6 +131,45 @@ def test_alsa_formats(earshotd, tmp, unplug_library):
             stop(daemon)
 
 
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as status:
+        return next(int(l.split()[1]) for l in status if l.startswith("VmRSS:"))
+
+
+def test_reload(earshotd, tmp):
+    """Each Reload loaded every model again and the freed copies stayed with malloc: 105 -> 315 MB
+    over six reloads. A reload of unchanged files reuses the models; one of a changed file loads."""
+    silence = os.path.join(tmp, "silence.wav")
+    sox("-n", "-r", "16000", "-c", "1", "-b", "16", silence, "trim", "0", "600")
+    vad, config = os.path.join(tmp, "vad.eshm"), os.path.join(tmp, "reload.toml")
+    shutil.copy(os.path.join(daemon_lib.SRC, "models", "vad", "vad.eshm"), vad)
+    with open(config, "w") as f:
+        f.write(f"[vad]\nmodel = '{vad}'\n")
+    daemon = subprocess.Popen([earshotd, "--bus", "session", "--config", config,
+                               "--input", "wav:" + silence], stderr=subprocess.PIPE, text=True)
+    log = Lines(daemon.stderr)
+    try:
+        check("ready", log.expect(lambda l: "ready:" in l))
+        first = rss_kib(daemon.pid)
+        for i in range(20):
+            check(f"Reload {i + 1}", call("Reload").returncode == 0)
+            check(f"reloaded {i + 1}", log.expect(lambda l: "models reloaded" in l))
+        last = rss_kib(daemon.pid)
+        print(f"resident set: {first} KiB at start, {last} KiB after 20 reloads")
+        check("20 reloads: RSS within 20 MB of the first load", last - first < 20 * 1024,
+              f"{first} -> {last} KiB")
+        check("unchanged files kept", any("keeping the models" in l for l in log.seen))
+        shutil.copy(os.path.join(daemon_lib.SRC, "models", "vad", "vad.eshm"), vad + ".new")
+        os.replace(vad + ".new", vad)  # a new file (inode) of the same bytes: loaded again
+        check("Reload after a model file changed", call("Reload").returncode == 0)
+        got = log.expect(lambda l: "keeping the models" in l or "models reloaded" in l)
+        check("a changed file is loaded again", got is not None and "models reloaded" in got, got)
+        daemon.send_signal(signal.SIGTERM)
+        check("exit 0", daemon.wait(timeout=TIMEOUT) == 0)
+    finally:
+        stop(daemon)
+
+
 def test_xrun_storm(earshotd, tmp, env):
     """A device that overruns on every read: before, the daemon recovered and read again without
     returning to its loop (no D-Bus, no watchdog, SIGTERM ignored). Now it reopens the device with
@@ -209,6 +251,8 @@ def main():
             test_bus(earshotd, tmp)
         elif mode == "notify":
             test_notify(earshotd, tmp)
+        elif mode == "reload":
+            test_reload(earshotd, tmp)
         elif mode == "alsa":
             test_alsa(earshotd, tmp, os.path.abspath(sys.argv[3]))
         else:
