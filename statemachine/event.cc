@@ -1,7 +1,8 @@
 #include "statemachine/event.h"
 
 #include <charconv>
-#include <cstdio>
+
+#include <nlohmann/json.hpp>
 
 namespace earshot {
 namespace {
@@ -11,27 +12,13 @@ class JsonObject {
  public:
   explicit JsonObject(const char* event) { String("event", event); }
 
+  // nlohmann-json writes the string: quotes, backslashes and control characters escaped, and
+  // bytes that are not UTF-8 (a file named bad\xffname.flac, raw bytes from a sysfs file) replaced
+  // by U+FFFD, so every line is JSON that any reader takes.
   JsonObject& String(const char* key, std::string_view value) {
     Key(key);
-    out_ += '"';
-    for (char c : value) {
-      switch (c) {
-        case '"': out_ += "\\\""; break;
-        case '\\': out_ += "\\\\"; break;
-        case '\n': out_ += "\\n"; break;
-        case '\t': out_ += "\\t"; break;
-        case '\r': out_ += "\\r"; break;
-        default:
-          if (static_cast<unsigned char>(c) < 0x20) {
-            char esc[8];
-            std::snprintf(esc, sizeof esc, "\\u%04x", c);
-            out_ += esc;
-          } else {
-            out_ += c;
-          }
-      }
-    }
-    out_ += '"';
+    out_ += nlohmann::json(std::string(value))
+                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     return *this;
   }
 

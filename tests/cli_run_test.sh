@@ -20,6 +20,11 @@ echo "not audio" | status_is 1 "$earshot" run -
 check "stdin not audio" test $? -eq 0
 check "stdin not audio named" grep -qF "earshot: standard input: not a readable audio file" err.txt
 
+# A file name that is not UTF-8: the events are JSON all the same (the byte replaced).
+cp sample.flac "$(printf 'bad\xffname.flac')"
+check "non-UTF-8 name" status_is 0 "$earshot" run --stages vad "$(printf 'bad\xffname.flac')"
+check "non-UTF-8 name: JSON lines" python3 -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1], encoding="utf-8")]' out.txt
+
 # Band-limited: an 8 kHz recording is warned about once, on stderr and as an error event.
 sox sample.flac -r 8000 r8k.wav
 check "8 kHz runs" status_is 0 "$earshot" run --stages vad,kws r8k.wav

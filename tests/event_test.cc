@@ -26,6 +26,16 @@ TEST(Event, StringsAreEscaped) {
             R"({"event": "error", "t": 1, "stage": "audio", "message": "a \"b\"\\\n\u0001"})");
 }
 
+// Bytes that are not UTF-8 (a file name, a sysfs attribute) made lines json.loads rejected.
+TEST(Event, StringsAreValidUtf8) {
+  EXPECT_EQ(ToJson(AudioEvent{0, "bad\xffname.flac", 1, 16000, 1}),
+            "{\"event\": \"audio\", \"t\": 0, \"file\": \"bad\xef\xbf\xbdname.flac\", "
+            "\"duration\": 1, \"rate\": 16000, \"channels\": 1}");
+  EXPECT_EQ(ToJson(ErrorEvent{1, "governor", "caf\xc3\xa9 \x1f"}),
+            "{\"event\": \"error\", \"t\": 1, \"stage\": \"governor\", \"message\": "
+            "\"caf\xc3\xa9 \\u001f\"}");
+}
+
 TEST(Event, FrameTimesPrintShort) {
   EXPECT_EQ(ToJson(SpeechStartEvent{12 / 100.0}), R"({"event": "speech_start", "t": 0.12})");
 }

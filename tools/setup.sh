@@ -16,6 +16,7 @@ packages=(
   libsndfile1-dev libsoxr-dev                # audio files, resampling
   libsamplerate0-dev                         # the resampler we measure libsoxr against (bench)
   libtomlplusplus-dev                        # config
+  nlohmann-json3-dev                         # JSON strings of the events (UTF-8, escapes)
   libpocketsphinx-dev pocketsphinx-en-us     # speech-to-text (library and Debian's en-us model)
   pocketsphinx                               # pocketsphinx_continuous, the STT peer we compare with
   libfftw3-dev                               # float reference front end (tests, training)
