@@ -17,6 +17,8 @@ const char* const kUsage =
     "  --config F          TOML configuration (default: built-in defaults; see --print-config)\n"
     "  --input SPEC        alsa:DEVICE (capture PCM, e.g. alsa:default, alsa:hw:1) or wav:PATH\n"
     "                      (a recording, played in real time; the daemon stops at its end);\n"
+    "                      wav:- reads a WAV or AU stream on standard input as it comes\n"
+    "                      (arecord -f S16_LE -r 16000 | earshotd --input wav:-);\n"
     "                      default: daemon.input\n"
     "  --bus B             system (default), session, or none\n"
     "  --events FILE|-     also write the events as JSON lines to FILE or stdout\n"

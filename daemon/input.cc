@@ -15,6 +15,7 @@ Result<std::unique_ptr<Input>> MakeInput(std::string_view spec, const config::Co
   if (spec.starts_with("alsa:") && spec.size() > 5) {
     return MakeAlsaInput(std::string(spec.substr(5)), config, event, std::move(hooks));
   }
+  if (spec == "wav:-") return MakePipeInput(config, event, std::move(hooks));
   if (spec.starts_with("wav:") && spec.size() > 4) {
     return MakeWavInput(std::string(spec.substr(4)), config, event, std::move(hooks));
   }

@@ -52,6 +52,9 @@ Result<std::unique_ptr<Input>> MakeInput(std::string_view spec, const config::Co
 
 std::unique_ptr<Input> MakeAlsaInput(std::string device, const config::Config& config,
                                      sd_event* event, InputHooks hooks);
+// wav:- : standard input, read by a thread of its own (input_pipe.cc).
+std::unique_ptr<Input> MakePipeInput(const config::Config& config, sd_event* event,
+                                     InputHooks hooks);
 std::unique_ptr<Input> MakeWavInput(std::string path, const config::Config& config, sd_event* event,
                                     InputHooks hooks);
 

@@ -59,6 +59,29 @@ mkfifo events.fifo
 check "--events FIFO without a reader" status_is 0 timeout 120 "$earshotd" --config fast.toml \
   --bus none --events events.fifo --input "wav:$src/tools/samples/computer_request.flac"
 check "--events FIFO: the request logged" grep -q "request .* s: transcribed" err.txt
+# wav:- : a recording on standard input, read by a thread as it comes (it was "-: cannot open").
+sox "$src/tools/samples/computer_request.flac" -t wav - | status_is 0 "$earshotd" --config fast.toml \
+  --bus none --events - --input wav:-
+check "wav:- from a pipe" test $? -eq 0
+event_sequence >sequence.txt
+check "wav:- sequence" test "$(cat sequence.txt)" = \
+  "profile speech_start state wake state final speech_end state "
+echo "not audio" | status_is 1 "$earshotd" --bus none --input wav:-
+check "wav:- not audio" test $? -eq 0
+check "wav:- not audio named" last_error_names "standard input: not a readable audio file"
+# A pipe whose writer writes nothing yet: the daemon is ready all the same and stops on SIGTERM.
+mkfifo quiet.fifo
+exec 3<>quiet.fifo
+"$earshotd" --bus none --input wav:- <quiet.fifo 2>quiet.txt &
+pid=$!
+for _ in $(seq 1 600); do grep -q "ready:" quiet.txt && break; sleep 0.1; done
+check "wav:- silent pipe: ready" grep -q "ready: input wav:- (standard input)" quiet.txt
+kill -TERM $pid
+for _ in $(seq 1 600); do kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+check "wav:- silent pipe: SIGTERM ends it" bash -c "! kill -0 $pid 2>/dev/null"
+wait $pid
+check "wav:- silent pipe: exit 0" test $? -eq 0
+exec 3>&-
 # Cut short, the recording fails to decode part way: what came before is served, exit status 1.
 head -c 30000 "$src/tools/samples/computer_request.flac" >cut.flac
 check "wav cut short" status_is 1 "$earshotd" --config fast.toml --bus none --events - --input wav:cut.flac
