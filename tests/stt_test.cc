@@ -624,6 +624,32 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   EXPECT_NE(model.error().message.find("stt.front_end 'htk'"), std::string::npos);
 }
 
+// Sessions of one model share its decoder: a second session's utterance while the first's is in
+// progress is refused (it restarted the decoder under the first), and served once that one ended.
+TEST(Pocketsphinx, ASecondSessionsUtteranceWaitsForTheFirst) {
+  auto model = LoadModel(*SttConfig::FromConfig(config::Config::Defaults()));
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const std::vector<int16_t> silence(1600, 0);
+  auto first = (*model)->NewSession();
+  auto second = (*model)->NewSession();
+  ASSERT_TRUE(first->Begin().ok());
+  ASSERT_TRUE(first->Feed(silence).ok());
+  Status refused = second->Begin();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("busy with another session's utterance"),
+            std::string::npos) << refused.error().message;
+  EXPECT_FALSE(second->End().ok());  // it holds nothing to end
+  EXPECT_TRUE(first->End().ok());
+  EXPECT_TRUE(second->Begin().ok());
+  EXPECT_TRUE(second->Feed(silence).ok());
+  EXPECT_TRUE(second->End().ok());
+  // A session dropped in the middle of an utterance gives the decoder back.
+  ASSERT_TRUE(first->Begin().ok());
+  first.reset();
+  EXPECT_TRUE(second->Begin().ok());
+  EXPECT_TRUE(second->End().ok());
+}
+
 // A binary language model cut short was read past its buffer inside libsphinxbase
 // (AddressSanitizer: heap-buffer-overflow in ngram_model_trie_read_bin): now an error naming it.
 TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <csetjmp>
@@ -158,13 +159,52 @@ std::string WordsGrammar(const std::string& words) {
   return "#JSGF V1.0;\ngrammar commands;\npublic <command> = " + alternatives + " ;\n";
 }
 
+}  // namespace
+
+struct PocketsphinxDecoder {
+  explicit PocketsphinxDecoder(ps_decoder_t* d) : decoder(d) {}
+  ~PocketsphinxDecoder() { ps_free(decoder); }
+  PocketsphinxDecoder(const PocketsphinxDecoder&) = delete;
+  PocketsphinxDecoder& operator=(const PocketsphinxDecoder&) = delete;
+  ps_decoder_t* const decoder;
+  std::atomic<bool> busy{false};  // a session's utterance holds the decoder
+};
+
+namespace {
+
+// The model's one decoder, held by one session's utterance at a time (Begin to End): a second
+// session's Begin meanwhile is refused, where it used to restart the decoder under the first.
+class DecoderLease {
+ public:
+  explicit DecoderLease(std::shared_ptr<PocketsphinxDecoder> shared) : shared_(std::move(shared)) {}
+  ~DecoderLease() { Release(); }
+  DecoderLease(const DecoderLease&) = delete;
+  DecoderLease& operator=(const DecoderLease&) = delete;
+  // True when this session holds the decoder now (it took it, or held it already).
+  bool Take() {
+    bool free = false;
+    if (!held_) held_ = shared_->busy.compare_exchange_strong(free, true);
+    return held_;
+  }
+  void Release() {
+    if (held_) shared_->busy.store(false);
+    held_ = false;
+  }
+  bool held() const { return held_; }
+  ps_decoder_t* decoder() const { return shared_->decoder; }
+
+ private:
+  std::shared_ptr<PocketsphinxDecoder> shared_;  // a session may outlive the model
+  bool held_ = false;
+};
+
 class PocketsphinxSession final : public SttSession {
  public:
-  PocketsphinxSession(ps_decoder_t* decoder, bool whole_utterance,
+  PocketsphinxSession(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
                       const std::vector<mfcc_t>& initial_cmn,
                       const std::optional<SphinxCepstra>& cepstra)
-      : decoder_(decoder), whole_utterance_(whole_utterance), stream_cmn_(initial_cmn),
-        cepstra_(cepstra) {
+      : lease_(std::move(decoder)), decoder_(lease_.decoder()), whole_utterance_(whole_utterance),
+        stream_cmn_(initial_cmn), cepstra_(cepstra) {
     if (whole_utterance_ && !cepstra_) samples_.reserve(kReservedSamples);
     if (cepstra_) {
       const size_t frames = whole_utterance_ ? kReservedSamples / 160 : 8;
@@ -173,7 +213,15 @@ class PocketsphinxSession final : public SttSession {
     }
   }
 
+  ~PocketsphinxSession() override {
+    if (lease_.held()) ps_end_utt(decoder_);  // dropped mid-utterance: the next one can start
+  }
+
   Status Begin() override {
+    if (!lease_.Take()) {
+      return Error{"stt: the model's decoder is busy with another session's utterance (its "
+                   "sessions take turns, one utterance at a time)"};
+    }
     samples_.clear();
     frames_.clear();
     if (cepstra_) cepstra_->Reset();
@@ -206,6 +254,11 @@ class PocketsphinxSession final : public SttSession {
   }
 
   Result<SttResult> End() override {
+    if (!lease_.Take()) return Error{"stt: End without Begin"};
+    struct ReleaseAtEnd {
+      DecoderLease& lease;
+      ~ReleaseAtEnd() { lease.Release(); }
+    } release{lease_};
     if (whole_utterance_) {
       if (Status s = StartUtterance(); !s.ok()) return s.error();
       // full_utt: the cepstral mean of the whole utterance (-cmn batch) before the search.
@@ -279,7 +332,8 @@ class PocketsphinxSession final : public SttSession {
     return result;
   }
 
-  ps_decoder_t* decoder_;  // borrowed from the model
+  DecoderLease lease_;
+  ps_decoder_t* decoder_;  // lease_'s, used from Begin to End
   const bool whole_utterance_;
   std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean of this stream's next utterance
   std::vector<int16_t> samples_;    // the utterance so far, when decoded whole
@@ -374,7 +428,8 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
                  " / " + c.dictionary + (logged.empty() ? "" : ": " + logged)};
   }
   auto model = std::shared_ptr<PocketsphinxModel>(
-      new PocketsphinxModel(decoder, !use_lm, std::move(cepstra)));
+      new PocketsphinxModel(std::make_shared<PocketsphinxDecoder>(decoder), !use_lm,
+                            std::move(cepstra)));
   const feat_t* feat = ps_get_feat(decoder);
   if (feat != nullptr && feat->cmn_struct != nullptr) {
     model->initial_cmn_.resize(static_cast<size_t>(feat->cmn_struct->veclen));
@@ -383,7 +438,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   return std::shared_ptr<const PocketsphinxModel>(std::move(model));
 }
 
-PocketsphinxModel::~PocketsphinxModel() { ps_free(decoder_); }
+PocketsphinxModel::~PocketsphinxModel() = default;
 
 std::unique_ptr<SttSession> PocketsphinxModel::NewSession() const {
   return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, initial_cmn_, cepstra_);

@@ -1,6 +1,7 @@
 // The pocketsphinx backend (Debian libpocketsphinx 5prealpha, en-us model by default).
 // One ps_decoder_t holds the loaded acoustic model, dictionary and language model; it is made once
-// per SttModel and reused by every session (pocketsphinx reads the models with mmap where it can).
+// per SttModel and leased to one session's utterance at a time, Begin to End (another session's
+// Begin meanwhile is an error; pocketsphinx reads the models with mmap where it can).
 // Profiles trade accuracy for speed (measured in the README):
 //   large: pocketsphinx's beams, no fwdflat pass, bestpath rescoring of a lattice kept small
 //          (at most 10 word exits per frame) and at most 7000 active HMMs per frame, so the final
@@ -22,7 +23,9 @@
 #include "models/stt/sphinx_cepstra.h"
 #include "models/stt/stt.h"
 
-struct ps_decoder_s;
+namespace earshot::stt {
+struct PocketsphinxDecoder;  // the decoder and its lease, shared by the model and its sessions
+}
 
 namespace earshot::stt {
 
@@ -33,10 +36,14 @@ class PocketsphinxModel final : public SttModel {
   std::unique_ptr<SttSession> NewSession() const override;
 
  private:
-  PocketsphinxModel(ps_decoder_s* decoder, bool whole_utterance,
+  PocketsphinxModel(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
                     std::optional<SphinxCepstra> cepstra)
-      : decoder_(decoder), whole_utterance_(whole_utterance), cepstra_(std::move(cepstra)) {}
-  ps_decoder_s* decoder_;           // owned; sessions borrow it one utterance at a time
+      : decoder_(std::move(decoder)), whole_utterance_(whole_utterance),
+        cepstra_(std::move(cepstra)) {}
+  // One decoder, leased to one session's utterance at a time (Begin to End): another session's
+  // Begin is refused meanwhile, so two streams never decode on it at once. Sessions share its
+  // ownership: one dropped mid-utterance ends that utterance, whatever became of the model.
+  std::shared_ptr<PocketsphinxDecoder> decoder_;
   bool whole_utterance_;            // grammars: buffer the utterance, decode it at End
   std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
   std::optional<SphinxCepstra> cepstra_;  // stt.front_end = earshot: each session copies it

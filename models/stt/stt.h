@@ -48,8 +48,10 @@ class SttSession {
 class SttModel {
  public:
   virtual ~SttModel() = default;
-  // A session decoding with this model. Sessions of one model take turns (one utterance at a time
-  // per model); each stream owns its model instance.
+  // A session decoding with this model. Sessions of one model take turns, one utterance at a time
+  // per model: a session's Begin while another's utterance is in progress is an error (the
+  // pocketsphinx backend leases its one decoder from Begin to End); concurrent streams each load
+  // their own model.
   virtual std::unique_ptr<SttSession> NewSession() const = 0;
 };
 
