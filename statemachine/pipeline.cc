@@ -58,7 +58,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
   Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(config);
   if (!kws_config.ok()) return kws_config.error();
   settings.kws = *kws_config;
-  settings.endpoint = stt::EndpointConfig::FromConfig(config);
+  settings.endpoint = EndpointConfig::FromConfig(config);
   // After the keyword the VAD says speech while its model still reads the keyword in its context
   // (frames back to the first offset), then for half its smoothing and its hangover.
   settings.endpoint.trail_frames =
@@ -169,7 +169,7 @@ void Pipeline::OnSpeechChange(int64_t k, bool speech) {
 
 void Pipeline::RunCommand(int64_t k) {
   if (!FeedStt(k)) return;
-  if (endpointer_.Push(speech_) == stt::EndReason::kNone) {
+  if (endpointer_.Push(speech_) == EndReason::kNone) {
     EmitPartial(k);
     return;
   }

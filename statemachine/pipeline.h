@@ -34,10 +34,10 @@
 #include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
-#include "models/stt/endpointer.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
 #include "statemachine/cascade.h"
+#include "statemachine/endpointer.h"
 #include "statemachine/event.h"
 
 namespace earshot::statemachine {
@@ -108,7 +108,7 @@ class Pipeline {
   struct Settings {
     vad::VadConfig vad;
     kws::KwsConfig kws;
-    stt::EndpointConfig endpoint;
+    EndpointConfig endpoint;
     int preroll_frames = 150;
     int partial_interval_frames = 50;  // 0: no partial transcripts
   };
@@ -152,7 +152,7 @@ class Pipeline {
   };
   std::vector<KeywordWake> wakes_;  // found on the hop being decided
   std::unique_ptr<stt::SttSession> stt_;
-  stt::Endpointer endpointer_;
+  Endpointer endpointer_;
 
   State state_ = State::kIdle;
   bool speech_ = false;        // the VAD's decision for the last decided frame

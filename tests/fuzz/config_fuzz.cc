@@ -10,7 +10,7 @@
 #include "features/front_end_config.h"
 #include "models/kws/keywords.h"
 #include "models/kws/kws.h"
-#include "models/stt/endpointer.h"
+#include "statemachine/endpointer.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
 #include "statemachine/governor.h"
@@ -41,7 +41,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)earshot::kws::KwsConfig::FromConfig(config.value());
   (void)earshot::kws::KeywordSpecs(config.value());
   (void)earshot::stt::SttConfig::FromConfig(config.value());
-  (void)earshot::stt::EndpointConfig::FromConfig(config.value());
+  (void)earshot::statemachine::EndpointConfig::FromConfig(config.value());
   (void)earshot::GovernorConfig::FromConfig(config.value());
   (void)config.value().ToToml();
   RunFrontEnd(config.value());

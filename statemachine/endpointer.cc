@@ -1,6 +1,6 @@
-#include "models/stt/endpointer.h"
+#include "statemachine/endpointer.h"
 
-namespace earshot::stt {
+namespace earshot::statemachine {
 
 EndpointConfig EndpointConfig::FromConfig(const config::Config& config) {
   EndpointConfig c;
@@ -30,4 +30,4 @@ EndReason Endpointer::Push(bool speech) {
   return EndReason::kNone;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::statemachine

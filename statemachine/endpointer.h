@@ -7,7 +7,7 @@
 
 #include "config/config.h"
 
-namespace earshot::stt {
+namespace earshot::statemachine {
 
 struct EndpointConfig {
   int endpoint_silence_frames = 70;    // 700 ms
@@ -37,4 +37,4 @@ class Endpointer {
   bool heard_speech_ = false;
 };
 
-}  // namespace earshot::stt
+}  // namespace earshot::statemachine
