@@ -12,10 +12,6 @@ void GovernorDriver::Tick(int64_t now_ms) {
   Apply(governor_.Update(sample.readings, now_ms));
 }
 
-void GovernorDriver::SetOverride(std::optional<Profile> manual, int64_t now_ms) {
-  Apply(governor_.SetOverride(manual, now_ms));
-}
-
 void GovernorDriver::Apply(const Decision& decision) {
   if (!decision.changed) return;
   const double t = pipeline_->event_time();

@@ -29,8 +29,6 @@ class GovernorDriver {
 
   // Call as time goes by (per frame offline, from a timer in the daemon); polls when one is due.
   void Tick(int64_t now_ms);
-  // A manual profile, or nullopt for auto (D-Bus SetProfile); applies at once.
-  void SetOverride(std::optional<Profile> manual, int64_t now_ms);
 
   const Governor& governor() const { return governor_; }
 
