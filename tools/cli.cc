@@ -20,7 +20,10 @@ bool Args::Has(std::string_view name) const {
 
 Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
   Args args;
-  const std::string prefix = "earshot " + std::string(command.name) + ": ";
+  // A program of its own (earshot-wyoming) prefixes its name itself; a sub-command's errors name it.
+  const bool program = command.name.starts_with("earshot-");
+  const std::string full_name = (program ? "" : "earshot ") + std::string(command.name);
+  const std::string prefix = program ? "" : full_name + ": ";
   for (int i = first; i < argc; ++i) {
     std::string_view arg = argv[i];
     std::string_view name = arg;
@@ -53,8 +56,8 @@ Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
       if (!v.ok()) return v.error();
       args.options.emplace_back(std::string(name), *v);
     } else if (arg.starts_with("-") && arg != "-") {
-      return Error{prefix + "unknown option " + std::string(arg) + " (see earshot " +
-                   std::string(command.name) + " --help)"};
+      return Error{prefix + "unknown option " + std::string(arg) + " (see " + full_name +
+                   " --help)"};
     } else {
       args.positional.emplace_back(arg);
     }
