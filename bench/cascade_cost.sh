@@ -13,34 +13,10 @@ source "$(dirname "$0")/../tools/eval/usage.sh"
 usage_check 0 "$@"
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-out/cascade_cost}
-data=${EARSHOT_DATA_DIR:-$root/../shared/data}
 peers=${EARSHOT_PEERS_DIR:-$root/../shared/peers}
 earshot=$root/build/tools/earshot
 mkdir -p "$out"
-wav=(-r 16000 -c 1 -b 16)
-
-# noise: the noise recordings, each at -30 dBFS peak, looped to 10 min
-for f in "$data"/noise/*.wav; do sox "$f" "${wav[@]}" "$out/n_$(basename "$f")" norm -30; done
-sox "$out"/n_*.wav "${wav[@]}" "$out/noise_once.wav"
-sox "$out/noise_once.wav" "$out/noise_long.wav" repeat 40 trim 0 1200
-sox "$out/noise_long.wav" "$out/noise.wav" trim 0 600
-# speech: LibriSpeech speech/, 10 min
-speech=("$data"/speech/*.flac)
-sox "${speech[@]:0:80}" "${wav[@]}" "$out/speech.wav" norm -3 trim 0 600
-# day: 20 min of noise; 60 s of speech in it, 6 s of which is a request
-keywords=("$data"/wakeword/computer/dev/*.flac)
-requests=("$data"/stt/*.flac)
-sox "${keywords[0]}" "${requests[0]}" "${wav[@]}" "$out/request.wav" norm -3 trim 0 6
-sox "$out/speech.wav" "$out/chatter.wav" trim 0 54
-sox -n "${wav[@]}" "$out/gap.wav" trim 0 160
-pieces=()
-for i in 0 1 2 3 4 5; do
-  sox "$out/chatter.wav" "$out/chat_$i.wav" trim $((i * 9)) 9
-  pieces+=("$out/gap.wav" "$out/chat_$i.wav")
-done
-pieces+=("$out/gap.wav" "$out/request.wav" "$out/gap.wav")
-sox "${pieces[@]}" "$out/day_speech.wav"
-sox -m -v 1 "$out/day_speech.wav" -v 1 "$out/noise_long.wav" "$out/day.wav" trim 0 1200
+"$root/bench/cost_audio.sh" "$out"  # noise.wav, speech.wav, day.wav
 
 # Per case: earshot's stages from `earshot bench`; each peer's compute time per second of audio
 # from its timing.json; each peer's output in its own log.
