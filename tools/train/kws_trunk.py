@@ -119,3 +119,16 @@ def tail(layers, cut, width):
             lin.weight.copy_(torch.from_numpy(layer["weight"].astype(np.float64) * m[:, None]))
             lin.bias.copy_(torch.from_numpy(layer["bias"].astype(np.float64) * m))
     return net
+
+
+def started_from(layers, width):
+    """A float Trunk computing what int8 `layers` compute, reading inputs scaled by INPUT_SCALE (as
+    Trunk does) and writing outputs in units of 32 int8 steps: a start for training another
+    trunk (train_kws_trunk.py --init)."""
+    net = Trunk(width)
+    net.load_state_dict(tail(layers, 0, width).state_dict())
+    with torch.no_grad():
+        net.linears[0].weight.mul_(1 / INPUT_SCALE)
+        net.linears[-1].weight.mul_(INPUT_SCALE)
+        net.linears[-1].bias.mul_(INPUT_SCALE)
+    return net

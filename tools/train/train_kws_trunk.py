@@ -164,7 +164,8 @@ def train_phones(args, log, rng, words, synth_words, rirs, noise):
 
     data = streams(train_src, args.streams)
     dev = streams(dev_src, max(2, args.streams // 8))
-    model = kws_trunk.Trunk(kws_input.POOLED)
+    model = kws_trunk.Trunk(kws_input.POOLED) if not args.init else \
+        kws_trunk.started_from(kws_trunk.read(args.init)[0], kws_input.POOLED)
     head = torch.nn.Linear(model.outputs, len(phones) + 1)
     log(f"trunk: {kws_trunk.FRAMES} frames x {kws_input.POOLED} bands, convolutions {kws_trunk.CONVS} "
         f"-> {model.outputs} outputs; CTC over phones every {kws_phones.STRIDE} hops")
@@ -236,6 +237,8 @@ def parse_args():
     p.add_argument("--target", choices=("words", "phones"), default="words",
                    help="what the trunk learns: which word has just ended (a classifier), or the "
                         "phones heard (CTC, kws_phones.py)")
+    p.add_argument("--init", help="a trunk file to start from (--target phones; CTC from scratch "
+                                  "stays on its plateau of blanks far longer)")
     p.add_argument("--seed", type=int, default=SEED)
     args = p.parse_args()
     if args.log is None:
