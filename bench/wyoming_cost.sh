@@ -22,19 +22,26 @@ server=${EARSHOT_BUILD_DIR:-$root/build}/wyoming/earshot-wyoming
 client=$root/tests/wyoming_client.py
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for case in noise speech; do [ -s "$out/$case.wav" ] || { "$root/bench/cost_audio.sh" "$out"; break; }; done
+if [ ! -s "$out/noise.wav" ] || [ ! -s "$out/speech.wav" ]; then
+  "$root/bench/cost_audio.sh" "$out"
+fi
 
 "$server" --uri tcp://127.0.0.1:0 2>"$out/server.log" &
 pid=$!
 trap 'kill $pid 2>/dev/null || true' EXIT
 for _ in $(seq 600); do grep -q "listening on" "$out/server.log" && break; sleep 0.1; done
 uri=$(sed -n 's/.*listening on \(tcp:[^ ]*\).*/\1/p' "$out/server.log")
-[ -n "$uri" ] || { echo "wyoming_cost.sh: earshot-wyoming did not start" >&2; cat "$out/server.log" >&2; exit 1; }
+if [ -z "$uri" ]; then
+  echo "wyoming_cost.sh: earshot-wyoming did not start" >&2
+  cat "$out/server.log" >&2
+  exit 1
+fi
 tick=$(getconf CLK_TCK)
 cpu_s() { awk -v t="$tick" '{print ($14 + $15) / t}' "/proc/$pid/stat"; }
 per_hour() { echo "$1 * 3600 / $2" | bc -l | xargs printf '%.2f'; }
 
-printf 'case\taudio_s\tearshot_wyoming_cpu_s_per_h\tevents\toww_cpu_s_per_h\toww_proc_s_per_h\tratio\n'
+printf 'case\taudio_s\tearshot_wyoming_cpu_s_per_h\tevents\t'
+printf 'oww_cpu_s_per_h\toww_proc_s_per_h\tratio\n'
 for case in noise speech; do
   sox "$out/$case.wav" -t raw -e signed -b 16 -L "$out/$case.raw"
   audio_s=$(soxi -D "$out/$case.wav")
@@ -52,7 +59,8 @@ cpu = user + system - t['load_s'] - t['io_s']
 print(f\"{3600 * cpu / t['audio_s']:.2f} {3600 * t['proc_s'] / t['audio_s']:.2f}\")" \
     "$out/oww_$case/timing.json" "$out/oww_$case.time")
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$case" "$audio_s" "$ours" \
-    "$(cut -d'"' -f4 "$out/$case.events.jsonl" | sort | uniq -c | awk '{printf "%s%s:%s", (NR>1?",":""), $2, $1}')" \
+    "$(cut -d'"' -f4 "$out/$case.events.jsonl" | sort | uniq -c |
+      awk '{printf "%s%s:%s", (NR > 1 ? "," : ""), $2, $1}')" \
     "$oww" "$oww_proc" "$(echo "$oww / $ours" | bc -l | xargs printf '%.1f')"
 done
 kill $pid

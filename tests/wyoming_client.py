@@ -1,8 +1,9 @@
 """A Wyoming protocol client, written from the protocol's published description
 (github.com/rhasspy/wyoming, README "Format"): an event is one JSON header line ending in '\\n'
 with `type`, optional `data`, `data_length` and `payload_length`; then data_length bytes of a JSON
-object merged on top of `data`; then payload_length bytes of payload. The tests (wyoming_server_test.py)
-and the cost measurement (bench/wyoming_cost.sh) use it; it needs only the standard library.
+object merged on top of `data`; then payload_length bytes of payload. The tests
+(wyoming_server_test.py) and the cost measurement (bench/wyoming_cost.sh) use it; it needs only
+the standard library.
 
 Usage as a program: wyoming_client.py URI describe
                     wyoming_client.py URI stream RAW_FILE RATE WIDTH CHANNELS [CHUNK_MS]
@@ -69,7 +70,7 @@ class Client:
         return got
 
     def read_until(self, *types):
-        """Events up to and including the first of `types`; all of them (up to the close) if none."""
+        """Events up to and including the first of `types`; all of them up to the close if none."""
         events = []
         while True:
             event = self.read()
@@ -84,11 +85,14 @@ class Client:
         after a ping returns every answer: the server answers events in order."""
         fmt = {"rate": rate, "width": width, "channels": channels}
         self.send("audio-start", dict(fmt, timestamp=timestamp))
-        step = rate * width * channels * chunk_ms // 1000
+        frame = width * channels
+        step = rate * frame * chunk_ms // 1000
+
+        def ms(offset):
+            return timestamp + offset // frame * 1000 // rate
         for i in range(0, len(pcm), step):
-            self.send("audio-chunk", dict(fmt, timestamp=timestamp + i // (width * channels) * 1000 // rate),
-                      pcm[i:i + step])
-        self.send("audio-stop", {"timestamp": timestamp + len(pcm) // (width * channels) * 1000 // rate})
+            self.send("audio-chunk", dict(fmt, timestamp=ms(i)), pcm[i:i + step])
+        self.send("audio-stop", {"timestamp": ms(len(pcm))})
 
 
 def main(argv):

@@ -43,8 +43,8 @@ def check(name, condition, detail=""):
 
 def pcm(path, rate, channels, trim=None):
     """The recording as raw signed 16-bit little-endian PCM through sox."""
-    cmd = ["sox", path, "-t", "raw", "-r", str(rate), "-c", str(channels), "-b", "16", "-e", "signed",
-           "-L", "-"]
+    cmd = ["sox", path, "-t", "raw", "-r", str(rate), "-c", str(channels), "-b", "16",
+           "-e", "signed", "-L", "-"]
     return subprocess.run(cmd + (["trim", str(trim)] if trim else []), check=True,
                           stdout=subprocess.PIPE).stdout
 
@@ -249,8 +249,9 @@ def test_bad_input(server):
     check("unknown type: ignored, the connection answers", (c.read() or ("",))[0] == "info")
     c.close()
     log = "\n".join(server.log)
-    for cause in ("header line over", "payload_length 1000000000 over", "audio-chunk before audio-start",
-                  "rate 0 Hz", "in the middle of an event", "unknown type 'no-such-event'"):
+    for cause in ("header line over", "payload_length 1000000000 over",
+                  "audio-chunk before audio-start", "rate 0 Hz", "in the middle of an event",
+                  "unknown type 'no-such-event'"):
         check(f"the log names the cause: {cause}", cause in log)
 
 

@@ -68,7 +68,8 @@ TEST(WyomingReader, EncodedEventsReadBack) {
   EXPECT_EQ(r.events[0].type, "detection");
   EXPECT_EQ(r.events[0].data, e.data);
   EXPECT_EQ(r.events[0].payload, e.payload);
-  EXPECT_EQ(Encode({"not-detected", nlohmann::json::object(), {}}), "{\"type\":\"not-detected\"}\n");
+  EXPECT_EQ(Encode({"not-detected", nlohmann::json::object(), {}}),
+            "{\"type\":\"not-detected\"}\n");
 }
 
 TEST(WyomingReader, BadInputIsAnErrorNamingIt) {
@@ -118,8 +119,8 @@ TEST(WyomingUri, ParsesTheServicesConvention) {
   auto unix_uri = ListenUri::Parse("unix:///run/earshot/wyoming.sock");
   ASSERT_TRUE(unix_uri.ok());
   EXPECT_EQ(unix_uri->path, "/run/earshot/wyoming.sock");
-  for (const char* bad : {"http://x:1", "tcp://host", "tcp://:1", "tcp://h:70000", "tcp://h:1x",
-                          "unix://"}) {
+  for (const char* bad :
+       {"http://x:1", "tcp://host", "tcp://:1", "tcp://h:70000", "tcp://h:1x", "unix://"}) {
     auto r = ListenUri::Parse(bad);
     ASSERT_FALSE(r.ok()) << bad;
     EXPECT_NE(r.error().message.find(bad), std::string::npos) << r.error().message;

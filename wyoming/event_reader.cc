@@ -18,7 +18,8 @@ Result<size_t> LengthField(const json& header, const char* name, size_t max) {
     return Error{std::string(name) + " " + shown + " over the limit of " + std::to_string(max) +
                  " bytes"};
   }
-  return Error{std::string(name) + " " + shown.substr(0, 40) + ": expected a whole number of bytes"};
+  return Error{std::string(name) + " " + shown.substr(0, 40) +
+               ": expected a whole number of bytes"};
 }
 
 // The JSON object in `text`, or an error naming `what`.
@@ -80,8 +81,7 @@ Status EventReader::ParseHeader() {
   }
   Result<size_t> data_length = LengthField(*header, "data_length", limits_.max_data_bytes);
   if (!data_length.ok()) return Error{"event " + event_.type + ": " + data_length.error().message};
-  Result<size_t> payload_length =
-      LengthField(*header, "payload_length", limits_.max_payload_bytes);
+  Result<size_t> payload_length = LengthField(*header, "payload_length", limits_.max_payload_bytes);
   if (!payload_length.ok()) {
     return Error{"event " + event_.type + ": " + payload_length.error().message};
   }

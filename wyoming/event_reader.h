@@ -16,8 +16,8 @@
 namespace earshot::wyoming {
 
 struct ReaderLimits {
-  size_t max_header_bytes = 16 * 1024;   // the header line, '\n' included
-  size_t max_data_bytes = 16 * 1024;     // data_length
+  size_t max_header_bytes = 16 * 1024;    // the header line, '\n' included
+  size_t max_data_bytes = 16 * 1024;      // data_length
   size_t max_payload_bytes = 512 * 1024;  // payload_length: 1 s of 32-bit stereo at 64 kHz
 };
 

@@ -24,8 +24,9 @@ std::string ModelVersion(const std::string& path) {
 }
 
 json Artifact(const std::string& name, const std::string& description, const std::string& version) {
-  return {{"name", name},       {"attribution", kAttribution}, {"installed", true},
-          {"description", description}, {"version", version}, {"languages", {"en"}}};
+  return {{"name", name},       {"attribution", kAttribution},
+          {"installed", true},  {"description", description},
+          {"version", version}, {"languages", {"en"}}};
 }
 
 json Program(const std::string& description, json models) {

@@ -34,8 +34,12 @@ constexpr std::string_view kUsage =
 
 int Run(const cli::Args& args);
 
-const cli::Command kCommand = {"earshot-wyoming", "Wyoming protocol server", kUsage,
-                               {"--uri", "--decoders", "--max-connections"}, {"--version"}, Run};
+const cli::Command kCommand = {"earshot-wyoming",
+                               "Wyoming protocol server",
+                               kUsage,
+                               {"--uri", "--decoders", "--max-connections"},
+                               {"--version"},
+                               Run};
 
 void PrintError(const std::string& message) {
   std::fprintf(stderr, "earshot-wyoming: %s\n", message.c_str());
@@ -102,6 +106,7 @@ int main(int argc, char** argv) {
     return cli::kExitUsage;
   }
   if (args->help) return std::fwrite(kUsage.data(), 1, kUsage.size(), stdout) > 0 ? 0 : 1;
-  if (args->Has("--version")) return std::printf("earshot-wyoming %s\n", EARSHOT_VERSION) > 0 ? 0 : 1;
+  if (args->Has("--version"))
+    return std::printf("earshot-wyoming %s\n", EARSHOT_VERSION) > 0 ? 0 : 1;
   return Run(*args);
 }

@@ -1,6 +1,8 @@
 #include "wyoming/server.h"
 
 #include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -125,8 +127,18 @@ void Server::Accept() {
     close(fd);
     return;
   }
-  const timeval send_timeout{options_.send_timeout_ms / 1000, (options_.send_timeout_ms % 1000) * 1000};
+  const timeval send_timeout{options_.send_timeout_ms / 1000,
+                             (options_.send_timeout_ms % 1000) * 1000};
   setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof(send_timeout));
+  if (addr.ss_family == AF_INET || addr.ss_family == AF_INET6) {
+    // A client that vanishes without closing (a satellite unplugged) is found within about 90 s,
+    // freeing its connection slot: probes after 60 s of silence, every 10 s, 3 unanswered.
+    const int on = 1, idle_s = 60, interval_s = 10, count = 3;
+    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle_s, sizeof(idle_s));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval_s, sizeof(interval_s));
+    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+  }
   Connection& c = connections_.emplace_back();
   c.fd = fd;
   c.peer = peer;
@@ -169,7 +181,8 @@ void Server::Serve(Connection* c) {
       std::optional<Event> event;
       Result<size_t> used = reader.Feed(rest, &event);
       if (!used.ok()) {
-        SendAll(c->fd, Encode({"error", {{"text", used.error().message}, {"code", "bad-event"}}, {}}));
+        SendAll(c->fd,
+                Encode({"error", {{"text", used.error().message}, {"code", "bad-event"}}, {}}));
         why = used.error().message;
         open = false;
         Linger(c->fd);

@@ -6,10 +6,9 @@
 
 #include <map>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "config/config.h"
 #include "config/result.h"
@@ -19,8 +18,8 @@
 namespace earshot::wyoming {
 
 struct ServiceOptions {
-  int decoders = 2;               // decoders per speech-to-text model (DecoderPool)
-  int max_transcribe_s = 30;      // audio kept for one transcribe; the rest is not decoded
+  int decoders = 2;           // decoders per speech-to-text model (DecoderPool)
+  int max_transcribe_s = 30;  // audio kept for one transcribe; the rest is not decoded
 };
 
 // The Wyoming names of the speech-to-text models.

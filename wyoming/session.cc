@@ -1,6 +1,8 @@
 #include "wyoming/session.h"
 
 #include <cmath>
+#include <limits>
+#include <utility>
 #include <variant>
 
 namespace earshot::wyoming {
@@ -16,20 +18,23 @@ Result<int64_t> IntField(const json& data, const char* name, int64_t fallback) {
   return it->get<int64_t>();
 }
 
-// rate, width and channels of audio-start or audio-chunk; each may be absent from a chunk
-// (`fallback` then gives it), never from audio-start.
+// rate, width and channels of audio-start (all required) or of audio-chunk (each may be absent:
+// the stream's, in `fallback`).
 Result<audio::PcmFormat> FormatField(const json& data, const audio::PcmFormat* fallback) {
-  audio::PcmFormat format;
-  int* fields[] = {&format.rate, &format.width, &format.channels};
-  const char* names[] = {"rate", "width", "channels"};
-  const int defaults[] = {fallback ? fallback->rate : -1, fallback ? fallback->width : -1,
-                          fallback ? fallback->channels : -1};
-  for (int i = 0; i < 3; ++i) {
-    Result<int64_t> v = IntField(data, names[i], defaults[i]);
-    if (!v.ok()) return v.error();
-    if (*v == -1 && fallback == nullptr) return Error{std::string("no ") + names[i]};
-    if (*v < 0 || *v > (1 << 30)) return Error{std::string(names[i]) + " " + std::to_string(*v)};
-    *fields[i] = static_cast<int>(*v);
+  audio::PcmFormat format = fallback != nullptr ? *fallback : audio::PcmFormat{};
+  for (auto [name, field] : {std::pair{"rate", &format.rate}, std::pair{"width", &format.width},
+                             std::pair{"channels", &format.channels}}) {
+    auto it = data.find(name);
+    if (it == data.end() || it->is_null()) {
+      if (fallback == nullptr) return Error{std::string("no ") + name};
+      continue;
+    }
+    if (!it->is_number_integer()) return Error{std::string(name) + " is not an integer"};
+    const int64_t value = it->get<int64_t>();
+    if (value < 0 || value > std::numeric_limits<int>::max()) {
+      return Error{std::string(name) + " " + std::to_string(value) + ": out of range"};
+    }
+    *field = static_cast<int>(value);
   }
   if (Status s = format.Check(); !s.ok()) return s.error();
   return format;
@@ -132,13 +137,14 @@ Status Session::OnTranscribe(const json& data) {
   }
   const std::string lang = language.is_string() ? language.get<std::string>() : "en";
   if (!(lang == "en" || lang.starts_with("en-") || lang.starts_with("en_"))) {
-    return Fail("unsupported-language", "transcribe: language '" + lang.substr(0, 32) +
-                                            "' (earshot-wyoming speaks en)");
+    return Fail("unsupported-language",
+                "transcribe: language '" + lang.substr(0, 32) + "' (earshot-wyoming speaks en)");
   }
   const std::string model = name.is_string() ? name.get<std::string>() : "";
   transcribe_ = service_.Decoders(model);
   if (transcribe_ == nullptr) {
-    return Fail("unknown-model", "transcribe: no speech-to-text model '" + model.substr(0, 64) + "'");
+    return Fail("unknown-model",
+                "transcribe: no speech-to-text model '" + model.substr(0, 64) + "'");
   }
   return OkStatus();
 }
@@ -156,15 +162,16 @@ Status Session::OnAudioStart(const json& data) {
   if (!pcm.ok()) return Fail("bad-audio-start", "audio-start: " + pcm.error().message);
   stream->pcm = std::move(pcm).value();
   stream->sink = std::make_unique<Sink>(stream.get());
-  auto pipeline = statemachine::Pipeline::Create(service_.config(), service_.wake_models(),
-                                                 stream->sink.get());
+  auto pipeline =
+      statemachine::Pipeline::Create(service_.config(), service_.wake_models(), stream->sink.get());
   if (!pipeline.ok()) return Fail("internal", pipeline.error().message);
   stream->pipeline = std::move(pipeline).value();
   stream->start_ms = *start_ms;
   stream->names = std::move(names_);
   stream->transcribe = transcribe_;
   stream->wake = transcribe_ == nullptr || detect_;
-  stream->max_samples = static_cast<size_t>(service_.options().max_transcribe_s) * audio::kSampleRate;
+  stream->max_samples =
+      static_cast<size_t>(service_.options().max_transcribe_s) * audio::kSampleRate;
   names_.reset();
   detect_ = false;
   transcribe_ = nullptr;
@@ -178,8 +185,9 @@ Status Session::OnAudioChunk(const Event& event) {
   Result<audio::PcmFormat> chunk = FormatField(event.data, &format);
   if (!chunk.ok()) return Fail("bad-audio-chunk", "audio-chunk: " + chunk.error().message);
   if (!(*chunk == format)) {
-    return Fail("bad-audio-chunk", "audio-chunk: its rate, width or channels differ from "
-                                   "audio-start's");
+    return Fail("bad-audio-chunk",
+                "audio-chunk: its rate, width or channels differ from "
+                "audio-start's");
   }
   Status converted =
       stream_->pcm->Push(event.payload, [this](const audio::Frame& f) { PushFrame(f); });

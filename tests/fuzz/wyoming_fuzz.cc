@@ -90,7 +90,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string encoded = earshot::wyoming::Encode(whole.events[i]);
     const Outcome again = ReadAll(encoded, 0);
     // Encoding may grow a header past the limit (strings re-escaped); else it reads back the same.
-    Check(!again.error.empty() || (again.events.size() == 1 && Same(again.events[0], whole.events[i])));
+    Check(!again.error.empty() ||
+          (again.events.size() == 1 && Same(again.events[0], whole.events[i])));
     RunAudio(whole.events[i]);
   }
   return 0;
