@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <set>
+#include <system_error>
+#include <vector>
 
 #include "config/options.h"
 #include "config/read_file.h"
@@ -40,6 +42,27 @@ Status CheckKeyDepth(std::string_view text, const std::string& file) {
   return OkStatus();
 }
 
+// The drop-ins of config file `path`: PATH.d/*.toml, in byte order of their names; none without
+// PATH.d. Other names in PATH.d are not read (an editor's backup, a README).
+Result<std::vector<std::string>> DropIns(const std::filesystem::path& path) {
+  std::filesystem::path dir = path;
+  dir += ".d";
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(dir, error);
+  if (status.type() == std::filesystem::file_type::not_found) return std::vector<std::string>{};
+  if (error || !std::filesystem::is_directory(status)) {
+    return Error{dir.string() + ": not a directory of drop-in configs (*.toml)"};
+  }
+  std::vector<std::string> files;
+  for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end;
+       it.increment(error)) {
+    if (it->path().extension() == ".toml") files.push_back(it->path().string());
+  }
+  if (error) return Error{dir.string() + ": " + error.message()};
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 [[noreturn]] void UnknownOptionBug(std::string_view name) {
   std::fprintf(stderr, "earshot: bug: option %.*s is not in the options table with that type\n",
                static_cast<int>(name.size()), name.data());
@@ -65,6 +88,18 @@ Result<Config> Config::FromFileOrDefaults(const std::filesystem::path& path) {
 
 Result<Config> Config::FromFile(const std::filesystem::path& path) {
   const std::string file = path.string();
+  Config c = Defaults();
+  if (Status s = c.ApplyFile(file); !s.ok()) return s.error();
+  Result<std::vector<std::string>> drop_ins = DropIns(path);
+  if (!drop_ins.ok()) return drop_ins.error();
+  for (const std::string& drop_in : *drop_ins) {
+    if (Status s = c.ApplyFile(drop_in); !s.ok()) return s.error();
+  }
+  if (Status s = c.Check(); !s.ok()) return Error{file + ": " + s.error().message};
+  return c;
+}
+
+Status Config::ApplyFile(const std::string& file) {
   Result<std::string> text = ReadWholeFile(file, kMaxConfigBytes, "a config");
   if (!text.ok()) return text.error();
   if (Status s = CheckKeyDepth(*text, file); !s.ok()) return s.error();
@@ -76,7 +111,6 @@ Result<Config> Config::FromFile(const std::filesystem::path& path) {
     return Error{file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) +
                  ": invalid TOML: " + std::string(e.description())};
   }
-  Config c = Defaults();
   for (const auto& [section, node] : root) {
     const toml::table* table = node.as_table();
     if (table == nullptr) {
@@ -89,11 +123,10 @@ Result<Config> Config::FromFile(const std::filesystem::path& path) {
       if (spec == nullptr) return Error{file + ": unknown option " + name};
       Result<Value> v = FromNode(*spec, value);
       if (!v.ok()) return Error{file + ": " + v.error().message};
-      c.values_[name] = std::move(v).value();
+      values_[name] = std::move(v).value();
     }
   }
-  if (Status s = c.Check(); !s.ok()) return Error{file + ": " + s.error().message};
-  return c;
+  return OkStatus();
 }
 
 Status Config::SetAssignment(std::string_view assignment) {

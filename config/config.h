@@ -20,8 +20,9 @@ class Config {
  public:
   // Every option at its default.
   static Config Defaults();
-  // Defaults, then the keys of a TOML file (tables are sections: [audio] preroll_ms = 1500),
-  // checked as a whole (Check).
+  // Defaults, then the keys of a TOML file (tables are sections: [audio] preroll_ms = 1500), then
+  // those of its drop-ins, FILE.d/*.toml in name order (local changes beside a packaged file),
+  // checked as a whole (Check). Errors name the file.
   static Result<Config> FromFile(const std::filesystem::path& path);
   // FromFile, or the defaults when no file is named (an empty path: no --config).
   static Result<Config> FromFileOrDefaults(const std::filesystem::path& path);
@@ -47,6 +48,8 @@ class Config {
   std::string ToToml() const;
 
  private:
+  // The keys of one TOML file over the values so far, each checked alone.
+  Status ApplyFile(const std::string& file);
   const Value& Get(std::string_view name) const;
   template <typename T>
   const T& Typed(std::string_view name) const;

@@ -1,7 +1,12 @@
-// Where the bundled model files are: installed under the data directory, else in the source tree
-// this binary was built from (so a build runs without installing).
+// Where the bundled files (models, the sample) are. Code run from the build tree it was built in
+// reads the source tree's, so a build runs without installing; any other copy (installed, staged
+// under DESTDIR, moved with its prefix) reads those under its own prefix, found from where the code
+// was loaded from: the program (/proc/self/exe, in bin/ or sbin/), or libearshot (in lib/);
+// never the source tree.
 #pragma once
 
+#include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -9,7 +14,17 @@
 
 namespace earshot::config {
 
-// A bundled model (e.g. "vad/vad.eshm"): the installed copy, else the source tree's.
+// The install prefix of a program at `program` installed in `install_dir` (relative to the
+// prefix, e.g. "bin" or "lib/x86_64-linux-gnu"): `program`'s directory less `install_dir`, or
+// nothing when it is not in such a directory.
+std::optional<std::filesystem::path> PrefixOf(const std::filesystem::path& program,
+                                              const std::filesystem::path& install_dir);
+
+// A bundled file: the source tree's `source` (relative to the source root) for code of the build
+// tree, else `installed` under the prefix's share/earshot.
+std::string BundledFilePath(std::string_view installed, std::string_view source);
+
+// A bundled model (e.g. "vad/vad.eshm"), installed in share/earshot/models, in the source's models/.
 std::string BundledModelPath(std::string_view name);
 
 // A model file: the option's value, or the bundled model `bundled` when the option is empty.

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "config/paths.h"
+
 namespace earshot::cli {
 
 std::string Args::Option(std::string_view name, std::string_view fallback) const {
@@ -109,11 +111,7 @@ void PrintWarning(std::string_view message) {
 }
 
 std::string DefaultSamplePath() {
-  // Installed copy first, then the source tree this binary was built from.
-  for (const char* path : {EARSHOT_INSTALLED_SAMPLE, EARSHOT_SOURCE_SAMPLE}) {
-    if (std::filesystem::exists(path)) return path;
-  }
-  return EARSHOT_INSTALLED_SAMPLE;
+  return config::BundledFilePath(EARSHOT_SAMPLE_NAME, "tools/samples/" EARSHOT_SAMPLE_NAME);
 }
 
 }  // namespace earshot::cli

@@ -26,6 +26,8 @@ packages=(
   python3-jsonschema                         # the events' schema test (docs/events.schema.json)
   libsystemd-dev libasound2-dev              # earshotd: sd-event, sd-bus, sd_notify; ALSA capture
   dbus-daemon systemd                        # daemon tests: dbus-run-session, busctl, systemd-analyze
+  strace                                     # install test: no file of the checkout opened
+  help2man lintian file                      # manual pages from --help; the .deb (cpack, its check)
 )
 build=1
 for arg in "$@"; do

@@ -23,9 +23,11 @@ HEADER = """\
 --print-config`); do not edit: change config/options.cc and run the script. -->
 
 `earshot` and `earshotd` read one TOML file (`--config FILE`; the service's unit gives
-`/etc/earshot/earshot.toml`, installed from `config/earshot.toml`; without it, the defaults),
-then any number of `--set SECTION.KEY=VALUE` (list entries separated by commas), then check the
-whole. Options not given keep the defaults below. `--print-config` prints the configuration in effect, in this
+`/etc/earshot/earshot.toml`; without it, the defaults), then its drop-ins (`FILE.d/*.toml`, in
+name order), then any number of `--set SECTION.KEY=VALUE` (list entries separated by commas), then
+check the whole. The installed `/etc/earshot/earshot.toml` documents every option commented out,
+so that each version's defaults apply; local settings belong in a drop-in such as
+`/etc/earshot/earshot.toml.d/50-local.toml`, which upgrades leave alone. Options not given keep the defaults below. `--print-config` prints the configuration in effect, in this
 file's format, with every option's meaning, range and unit as comments. An unknown key, a value
 out of range or lists of other lengths is an error naming the file and the key (exit status 2
 from `--set`, 1 from a file).
@@ -58,18 +60,31 @@ def cell(text):
     return text.replace("|", "\\|")
 
 
-def render(toml_text):
-    out, doc = [HEADER.rstrip("\n")], None
+def entries(toml_text):
+    """The sections and options of --print-config's TOML, in order: ("[section]",) for a section,
+    (key, default, values, meaning) for an option (its comment split by split_doc)."""
+    doc, in_section = None, False
     for line in toml_text.splitlines():
         if line.startswith("[") and line.endswith("]"):
-            out.append(f"\n## `{line}`\n\n| option | default | values | meaning |\n|---|---|---|---|")
-        elif line.startswith("# ") and doc is None and len(out) > 1:
+            in_section = True
+            yield (line,)
+        elif line.startswith("# ") and doc is None and in_section:
             doc = line[2:]
         elif "=" in line and doc is not None:
             key, value = (s.strip() for s in line.split("=", 1))
             meaning, values = split_doc(doc)
-            out.append(f"| `{key}` | `{cell(value)}` | {cell(values)} | {cell(meaning)} |")
+            yield key, value, values, meaning
             doc = None
+
+
+def render(toml_text):
+    out = [HEADER.rstrip("\n")]
+    for entry in entries(toml_text):
+        if len(entry) == 1:
+            out.append(f"\n## `{entry[0]}`\n\n| option | default | values | meaning |\n|---|---|---|---|")
+        else:
+            key, value, values, meaning = entry
+            out.append(f"| `{key}` | `{cell(value)}` | {cell(values)} | {cell(meaning)} |")
     return "\n".join(out) + "\n"
 
 
