@@ -33,6 +33,16 @@ WAKE_TOLERANCE_MS = 60  # the 48 kHz stereo round trip may move the wake by a ho
 failed = 0
 
 
+_last = [time.monotonic()]
+
+
+def timed(phase):
+    """Prints how long the phase since the last one took (the test's budget is < 60 s)."""
+    now = time.monotonic()
+    print(f"wyoming_test: {phase}: {now - _last[0]:.1f} s", flush=True)
+    _last[0] = now
+
+
 def check(name, condition, detail=""):
     global failed
     if not condition:
@@ -56,7 +66,7 @@ class Server:
         self.proc = subprocess.Popen([binary, "--uri", uri, *extra], stderr=subprocess.PIPE,
                                      text=True)
         self.log = []
-        listening = threading.Event()
+        self.listening = threading.Event()
 
         def read():
             for line in self.proc.stderr:
@@ -64,10 +74,14 @@ class Server:
                 m = re.search(r"listening on (\S+)", line)
                 if m:
                     self.uri = m.group(1)
-                    listening.set()
+                    self.listening.set()
         threading.Thread(target=read, daemon=True).start()
-        if not listening.wait(TIMEOUT):
+
+    def wait(self):
+        """Waits until it listens (it loads its models first); returns itself."""
+        if not self.listening.wait(TIMEOUT):
             raise RuntimeError("earshot-wyoming did not start: " + "\n".join(self.log))
+        return self
 
     def client(self):
         return Client(self.uri, timeout=TIMEOUT)
@@ -255,15 +269,15 @@ def test_bad_input(server):
         check(f"the log names the cause: {cause}", cause in log)
 
 
-def test_unix(binary):
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "wyoming.sock")
-        server = Server(binary, "unix://" + path)
-        c = server.client()
-        c.send("describe")
-        check("unix socket: describe", (c.read() or ("",))[0] == "info")
-        c.close()
-        check("unix socket: SIGTERM exits 0", server.stop() == 0)
+def test_unix(server):
+    c = server.wait().client()
+    c.send("describe")
+    type_, info, _ = c.read() or ("", {}, b"")
+    asr = [m["name"] for p in info.get("asr", []) for m in p["models"]]
+    check("unix socket: describe; stt.command_model none: no command words", type_ == "info"
+          and asr == ["earshot-en"], asr)
+    c.close()
+    check("unix socket: SIGTERM exits 0", server.stop() == 0)
 
 
 def main(argv):
@@ -272,26 +286,38 @@ def main(argv):
     check("a bad --uri is a usage error naming it", usage.returncode == 2
           and "--uri http://x" in usage.stderr, usage.stderr)
     wake_ms = wake_time_ms(earshot)
+    timed("earshot run")
     sample48 = pcm(SAMPLE, 48000, 2)
     speech48 = pcm(SAMPLE, 48000, 2, trim=1.3)  # the request without its keyword
     data = argv[3] if len(argv) > 3 else ""
     clips = sorted(glob.glob(os.path.join(data, "kws", "dev", "yes", "*.flac")))[:1] if data else []
-    server = Server(binary)
+    tmp = tempfile.TemporaryDirectory()
+    # Both servers load their models at once (the sanitizers' build takes seconds for it).
+    unix_server = Server(binary, "unix://" + os.path.join(tmp.name, "wyoming.sock"),
+                         ["--set", "stt.command_model=none"])
+    server = Server(binary).wait()
+    timed("start")
     try:
         test_describe(server)
         text = test_sample(server, sample48, wake_ms)
+        timed("sample")
         test_no_keyword(server, speech48)
         if clips:
             test_commands(server, earshot, clips[0])
         else:
             print("wyoming_test: no DATA_DIR/kws/dev/yes: the command words not tried")
+        timed("no keyword, commands")
         test_many(server, sample48, speech48, wake_ms, text)
+        timed("ten clients")
         test_bad_input(server)
+        timed("bad input")
         check("SIGTERM exits 0", server.stop() == 0)
+        test_unix(unix_server)
     finally:
-        if server.proc.poll() is None:
-            server.proc.kill()
-    test_unix(binary)
+        for s in (server, unix_server):
+            if s.proc.poll() is None:
+                s.proc.kill()
+        tmp.cleanup()
     print("\n".join(server.log[-5:]))
     print("wyoming_test: " + ("FAILED" if failed else "ok"))
     return 1 if failed else 0
