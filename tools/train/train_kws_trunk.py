@@ -232,8 +232,8 @@ def parse_args():
     p.add_argument("--channel", type=float, default=0.5, help="share of streams through a device channel")
     p.add_argument("--aligned", action=argparse.BooleanOptionalAction, default=False,
                    help="add the vocabulary's words cut from the read speech by forced alignment "
-                        "(align_words.py) to their classes (off: the bundled trunk, trained before "
-                        "it; not measured yet)")
+                        "(align_words.py) to their classes (off: the bundled trunk; measured no better, "
+                        "docs/research/wakeword.md)")
     p.add_argument("--target", choices=("words", "phones"), default="words",
                    help="what the trunk learns: which word has just ended (a classifier), or the "
                         "phones heard (CTC, kws_phones.py)")
