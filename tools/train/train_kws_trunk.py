@@ -5,7 +5,7 @@ train_wakeword.py makes from text reuses it, with only a small head of its own.
 usage: tools/train/train_kws_trunk.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/trunk.eshm] [--log models/kws/trunk_train.log] [--streams 250]
            [--epochs 14] [--synth-per-word 12] [--vocabulary 120] [--channel 0.5] [--seed N]
-           [--synth cache|DIR] [--aligned]
+           [--synth cache|DIR] [--aligned] [--target words|phones] [--init TRUNK]
 The defaults give the bundled trunk (log: models/kws/trunk_train.log, 33 min here beside other
 work).
 
@@ -246,7 +246,7 @@ def parse_args():
     return args
 
 
-def train_words(args, log, rng, words, sc_words, vocab, synth, rirs, noise):
+def train_words(args, log, rng, sc_words, vocab, synth, rirs, noise):
     """The trunk trained as a classifier of which word has just ended; (trunk, calibration rows,
     the words)."""
     speech = [f for sub in ("speech", "speech_l2") for f in list_audio(args.data, sub)]
@@ -297,7 +297,7 @@ def main():
         model, calibration, names = train_phones(args, log, rng, words, kws_synth.read_texts(synth),
                                                  rirs, noise)
     else:
-        model, calibration, names = train_words(args, log, rng, words, sc_words, vocab,
+        model, calibration, names = train_words(args, log, rng, sc_words, vocab,
                                                 kws_synth.read_index(synth), rirs, noise)
     layers, out_scale = kws_trunk.quantize(model, calibration)
     kws_trunk.write(args.out, layers, out_scale, context(), kws_input.TRANSFORM, names)
