@@ -132,15 +132,6 @@ def greedy(z):
     return [p for i, p in enumerate(best) if p != BLANK and (i == 0 or p != best[i - 1])]
 
 
-def edits(a, b):
-    row = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, y in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (x != y))
-    return row[-1]
-
-
 def phone_error_rate(model, head, streams):
     model.eval()
     head.eval()
@@ -148,6 +139,6 @@ def phone_error_rate(model, head, streams):
     with torch.no_grad():
         for item in streams:
             z, _ = log_probs(model, head, [item])
-            errors += edits(greedy(z[:, 0]), item[1].tolist())
+            errors += pronounce.edit_distance(greedy(z[:, 0]), item[1].tolist())
             total += len(item[1])
     return errors / max(total, 1)

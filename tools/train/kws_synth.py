@@ -157,20 +157,19 @@ def generate(cache, scale=1.0, log=print, jobs=None):
     return out
 
 
+def read_rows(out):
+    """[(kind, wav path, text said)] of a generated set, in its index's order."""
+    with open(os.path.join(out, "index.tsv")) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f]
+    return [(r[0], os.path.join(out, r[1]), r[6]) for r in rows]
+
+
 def read_index(out):
     """{kind: [wav paths]} of a generated set."""
     files = {}
-    with open(os.path.join(out, "index.tsv")) as f:
-        for line in f:
-            kind, name = line.split("\t")[:2]
-            files.setdefault(kind, []).append(os.path.join(out, name))
+    for kind, path, _ in read_rows(out):
+        files.setdefault(kind, []).append(path)
     return files
-
-
-def read_texts(out):
-    """[(wav path, text said)] of a generated set."""
-    with open(os.path.join(out, "index.tsv")) as f:
-        return [(os.path.join(out, r[1]), r[6]) for r in (line.rstrip("\n").split("\t") for line in f)]
 
 
 def main():

@@ -68,8 +68,10 @@ def pronounce(phrase, words):
     return spoken, tuple(phones)
 
 
-def edit_distance(a, b, limit):
-    """Levenshtein distance of two phone sequences, or limit + 1 once it must exceed limit."""
+def edit_distance(a, b, limit=None):
+    """Levenshtein distance of two phone sequences, or limit + 1 once it must exceed limit (no
+    limit: the distance)."""
+    limit = len(a) + len(b) if limit is None else limit
     if abs(len(a) - len(b)) > limit:
         return limit + 1
     prev = list(range(len(b) + 1))

@@ -141,7 +141,8 @@ def phone_corpora(args, words, synth_words, log):
             for f in list_audio(args.data, sub)]
     cache = kws_synth.default_cache("trunk_synth") if args.synth == "cache" else args.synth
     jobs = [("sentence", text) for path, text in speech if not is_dev(path)]
-    sentences = kws_synth.read_texts(kws_synth.generate(cache, jobs=jobs, log=log))
+    sentences = [(path, text) for _, path, text in
+                 kws_synth.read_rows(kws_synth.generate(cache, jobs=jobs, log=log))]
     label = lambda items, dev: kws_phones.labelled(  # noqa: E731
         [i for i in items if is_dev(i[0]) == dev], words, phones)
     train_src = kws_phones.Corpus(
@@ -294,8 +295,8 @@ def main():
     synth = kws_synth.generate(cache, jobs=jobs, log=log)
     rirs, noise = read_rirs(args.data), NoiseBank(args.data, rng)
     if args.target == "phones":
-        model, calibration, names = train_phones(args, log, rng, words, kws_synth.read_texts(synth),
-                                                 rirs, noise)
+        synth_words = [(path, text) for _, path, text in kws_synth.read_rows(synth)]
+        model, calibration, names = train_phones(args, log, rng, words, synth_words, rirs, noise)
     else:
         model, calibration, names = train_words(args, log, rng, sc_words, vocab,
                                                 kws_synth.read_index(synth), rirs, noise)
