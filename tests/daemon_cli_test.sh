@@ -104,7 +104,7 @@ check "request still served" grep -q '"final": true' out.txt
 # pipeline's, whose times lag the audio read (the VAD's look-ahead), and `t` never decreases.
 mkdir -p hot/class/thermal/thermal_zone0
 printf '[governor]\npoll_ms = 100\nmin_dwell_ms = 0\n' >often.toml
-(for _ in $(seq 1 40); do  # 10 s: past a slow start (sanitizers, a loaded machine)
+(for _ in $(seq 1 20); do
   printf '90000\n' >hot/class/thermal/thermal_zone0/temp; sleep 0.13
   printf '40000\n' >hot/class/thermal/thermal_zone0/temp; sleep 0.13
 done) &
