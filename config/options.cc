@@ -87,6 +87,19 @@ constexpr std::array kOptions = {
         "JSGF grammar file decoded instead of the language model (fixed-vocabulary devices)"},
     OptionSpec{"stt.words", T::kString, "", 0, 0, "", "",
                "Command words separated by '|' (e.g. yes|no|stop), decoded as a one-word grammar"},
+    OptionSpec{"stt.commands", T::kStringList, "", 0, 0, "", "",
+               "Command set files (docs/commands.md) or directories of *.commands files (e.g. "
+               "/etc/earshot/commands.d): the decoder hears only their sentences, every set at "
+               "once, and rejects what none of them says"},
+    OptionSpec{"stt.command_word_cost", T::kFloat, "9.2", 0.0, 50.0, "", "",
+               "Command sets: the cost of each word decoded, natural log: the out-of-grammar path "
+               "(a loop of any phones) pays it per phone, a command per word; lower rejects more"},
+    OptionSpec{"stt.command_garbage_ms", T::kInt, "100", 0, 10000, "", "ms",
+               "Command sets: the most of the out-of-grammar loop a command may have around it (a "
+               "click, a breath); more rejects the utterance"},
+    OptionSpec{"stt.command_pause_ms", T::kInt, "1000", 100, 10000, "", "ms",
+               "Command sets: the longest pause between two words of a command; a longer one "
+               "rejects the utterance (the decoder's silence takes speech no set says)"},
     OptionSpec{"stt.command_model", T::kString, "", 0, 0, "", "",
                "Command classifier joined to the command words (stt.words, or an stt.grammar "
                "whose one rule says one of them; empty: the bundled models/stt/commands.eshm when "

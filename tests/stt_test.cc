@@ -10,6 +10,7 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <utility>
 
@@ -56,6 +57,7 @@ int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein
 }
 
 const std::string kData = EARSHOT_DATA_DIR;
+const std::string kSource = EARSHOT_SOURCE_DIR;
 
 // The default model with [stt] options set (each option itself must be valid).
 Result<std::shared_ptr<const SttModel>> LoadWithAll(
@@ -628,6 +630,59 @@ TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(cut + ": not a whole"), std::string::npos)
       << model.error().message;
+}
+
+// Command sets on real recordings: three read-speech utterances said by a set's templates give
+// their intents and slots; the other utterances, and the words of another set, are rejected.
+TEST(CommandSets, RecognisesTheirSentencesAndRejectsTheRest) {
+  const std::string dir = kData + "/stt";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;
+  auto model = LoadWith("stt.commands", kSource + "/tests/data/questions.commands");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto heard = [&](const std::string& path) {
+    return Decode(**model, testing_util::ReadSamples(path));
+  };
+  SttResult r = heard(dir + "/6930-81414-0005.flac");  // "what was that"
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_FALSE(r.rejected);
+  EXPECT_EQ(r.command->set, "questions");
+  EXPECT_EQ(r.command->intent, "what");
+  EXPECT_EQ(r.command->slots,
+            (std::map<std::string, std::string>{{"tense", "was"}, {"thing", "that"}}));
+  r = heard(dir + "/4507-16021-0004.flac");  // "what is slang"
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_EQ(r.command->slots.at("thing"), "slang");
+  r = heard(dir + "/908-31957-0000.flac");  // "all is said without a word"
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_EQ(r.command->intent, "said");
+  for (const std::string& other :
+       {dir + "/6930-75918-0012.flac", dir + "/5142-33396-0000.flac", dir + "/121-121726-0000.flac",
+        kData + "/kws/dev/yes/56eb74ae_nohash_4.flac"}) {
+    r = heard(other);
+    EXPECT_TRUE(r.rejected) << other << ": " << r.text;
+    EXPECT_FALSE(r.command) << other;
+    EXPECT_EQ(r.text, "") << other;
+  }
+}
+
+TEST(CommandSets, AWordOutsideTheDictionaryGetsEspeakNgsPronunciation) {
+  const std::string set = testing_util::TestTempPath("set.commands");
+  std::ofstream(set) << "intent call\n  call earshot\n";
+  auto model = LoadWith("stt.commands", set);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+}
+
+TEST(CommandSets, ErrorsNameTheFileAndLine) {
+  const std::string set = testing_util::TestTempPath("bad.commands");
+  std::ofstream(set) << "intent call\n  call (me | you\n";
+  auto model = LoadWith("stt.commands", set);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find(set + ":2: '(' without ')'"), std::string::npos)
+      << model.error().message;
+  auto exclusive = LoadWithAll({{"stt.commands", kSource + "/tests/data/questions.commands"},
+                                {"stt.words", "yes|no"}});
+  ASSERT_FALSE(exclusive.ok());
+  EXPECT_NE(exclusive.error().message.find("exclusive"), std::string::npos);
 }
 
 }  // namespace

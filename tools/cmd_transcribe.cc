@@ -23,7 +23,8 @@ constexpr std::string_view kUsage =
     "Prints FILE<TAB>text for each FILE, decoding the whole file as one utterance with the [stt]\n"
     "settings (pocketsphinx, Debian's en-us model by default; stt.grammar or stt.words for a "
     "fixed\n"
-    "vocabulary).\n"
+    "vocabulary). With stt.commands (command sets): FILE<TAB>text<TAB>set/intent slot=value...\n"
+    "(or 'rejected').\n"
     "  --profile P   large (default) or small (faster, less accurate), as --set stt.profile=P;\n"
     "                or a governor profile (performance, balanced, saver, critical): the size\n"
     "                its governor.*_stt gives\n"
@@ -115,6 +116,14 @@ Result<stt::SttResult> TranscribeFile(const std::string& path, const config::Con
   return std::move(result).value();
 }
 
+// With command sets: "set/intent slot=value ..." or "rejected".
+std::string CommandColumn(const stt::SttResult& result) {
+  if (!result.command) return "rejected";
+  std::string out = result.command->set + "/" + result.command->intent;
+  for (const auto& [slot, value] : result.command->slots) out += " " + slot + "=" + value;
+  return out;
+}
+
 // --profile P: an STT size (large, small) is stt.profile; a governor profile is the size the
 // governor gives it. Exit status 2 for a name that is neither, 1 for a profile without STT.
 int ApplyProfile(const std::string& name, config::Config* cfg) {
@@ -182,7 +191,12 @@ int Transcribe(const Args& args) {
       status = kExitRuntime;
       continue;
     }
-    if (!words) std::printf("%s\t%s\n", path.c_str(), result->text.c_str());
+    if (!words && stt_config->command_sets.empty()) {
+      std::printf("%s\t%s\n", path.c_str(), result->text.c_str());
+    } else if (!words) {
+      std::printf("%s\t%s\t%s\n", path.c_str(), result->text.c_str(),
+                  CommandColumn(*result).c_str());
+    }
     for (const stt::SttWord& w : words ? result->words : std::vector<stt::SttWord>{}) {
       std::printf("%s\t%s\t%.2f\t%.2f\n", path.c_str(), w.word.c_str(), w.start, w.end);
     }

@@ -19,6 +19,9 @@
 
 #include "config/read_file.h"
 #include "models/stt/acoustic_model_check.h"
+#include "models/stt/command_grammar.h"
+#include "models/stt/espeak_pronounce.h"
+#include "models/stt/command_decoder.h"
 #include "models/stt/language_model_check.h"
 #include "models/stt/feat_params.h"
 #include "models/stt/jsgf_check.h"
@@ -64,6 +67,16 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
                  "-beam", "1e-40", "-wbeam", "1e-24", "-pbeam", "1e-40", "-lpbeam", "1e-30"});
   }
   return args;
+}
+
+// Command sets (measured on kws/train clips, docs/commands.md): the grammar's probabilities
+// scaled up (-lw 6) and silence free (-silprob 1, else the phone loop's words take the silence
+// around a command, being cheaper), and each word, a command's or the phone loop's, costs
+// `word_cost` (natural log, -wip): the phone loop spends one per phone, a command one per word.
+std::vector<std::string> CommandSetArgs(double word_cost) {
+  char wip[32];
+  std::snprintf(wip, sizeof wip, "%.6g", std::exp(-word_cost));
+  return {"-lw", "6", "-silprob", "1", "-wip", wip};
 }
 
 // pocketsphinx logs through one process-wide callback (installed by the first Load): its chatter
@@ -159,6 +172,67 @@ std::string WordsGrammar(const std::string& words) {
   return "#JSGF V1.0;\ngrammar commands;\npublic <command> = " + alternatives + " ;\n";
 }
 
+constexpr const char* kCommandSearch = "commands";
+
+// The phone loop's words: each a phone of the CMU set (Debian's en-us model) alone; those the
+// acoustic model lacks are left out.
+constexpr const char* kLoopPhones[] = {
+    "AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "D",  "DH", "EH", "ER", "EY",
+    "F",  "G",  "HH", "IH", "IY", "JH", "K",  "L",  "M",  "N",  "NG", "OW", "OY",
+    "P",  "R",  "S",  "SH", "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
+
+// Every word of the sets in the dictionary: a word it lacks gets espeak-ng's pronunciation
+// (espeak_pronounce.h), else the error names the word and where the set uses it.
+Status AddMissingWords(ps_decoder_t* decoder, const CommandGrammar& grammar,
+                       const std::string& dictionary) {
+  for (const auto& [word, where] : grammar.Words()) {
+    if (char* known = ps_lookup_word(decoder, word.c_str()); known != nullptr) {
+      ckd_free(known);
+      continue;
+    }
+    Result<std::string> phones = EspeakPronunciation(word);
+    if (!phones.ok()) {
+      return Error{where + ": '" + word + "' is not in the dictionary " + dictionary +
+                   ", and has no pronunciation from espeak-ng: " + phones.error().message};
+    }
+    if (ps_add_word(decoder, word.c_str(), phones->c_str(), FALSE) < 0) {
+      return Error{where + ": '" + word + "' is not in the dictionary " + dictionary +
+                   ", and espeak-ng's pronunciation (" + *phones + ") has phones the acoustic "
+                   "model lacks"};
+    }
+  }
+  return OkStatus();
+}
+
+// The phone loop's words, added to the dictionary.
+std::vector<std::string> AddPhoneWords(ps_decoder_t* decoder) {
+  std::vector<std::string> words;
+  for (const char* phone : kLoopPhones) {
+    std::string word = std::string(kPhoneWordPrefix) + phone;
+    for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (ps_add_word(decoder, word.c_str(), phone, FALSE) >= 0) words.push_back(std::move(word));
+  }
+  t_errors.clear();  // a phone the model lacks is logged as an error: it is only left out
+  return words;
+}
+
+// The command sets as one grammar search, beside a loop of any phones (the out-of-grammar path:
+// whatever the loop explains better than any command is no command; CommandSetArgs).
+Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c) {
+  const CommandGrammar grammar(c.command_sets);
+  if (Status words = AddMissingWords(decoder, grammar, c.dictionary); !words.ok()) return words;
+  const std::vector<std::string> phones = AddPhoneWords(decoder);
+  if (phones.empty()) return Error{c.acoustic_model + ": none of the CMU phones (the phone loop)"};
+  if (ps_set_jsgf_string(decoder, kCommandSearch,
+                         grammar.Jsgf(phones).c_str()) < 0) {
+    return Error{"stt: pocketsphinx refused the command sets' grammar"};
+  }
+  if (ps_set_search(decoder, kCommandSearch) < 0) {
+    return Error{"stt: pocketsphinx could not select the command sets' grammar"};
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 struct PocketsphinxDecoder {
@@ -201,10 +275,10 @@ class DecoderLease {
 class PocketsphinxSession final : public SttSession {
  public:
   PocketsphinxSession(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
-                      const std::vector<mfcc_t>& initial_cmn,
+                      std::optional<CommandLimits> limits, const std::vector<mfcc_t>& initial_cmn,
                       const std::optional<SphinxCepstra>& cepstra)
       : lease_(std::move(decoder)), decoder_(lease_.decoder()), whole_utterance_(whole_utterance),
-        stream_cmn_(initial_cmn), cepstra_(cepstra) {
+        command_limits_(limits), stream_cmn_(initial_cmn), cepstra_(cepstra) {
     if (whole_utterance_ && !cepstra_) samples_.reserve(kReservedSamples);
     if (cepstra_) {
       const size_t frames = whole_utterance_ ? kReservedSamples / 160 : 8;
@@ -260,17 +334,10 @@ class PocketsphinxSession final : public SttSession {
       ~ReleaseAtEnd() { lease.Release(); }
     } release{lease_};
     if (whole_utterance_) {
-      if (Status s = StartUtterance(); !s.ok()) return s.error();
-      // full_utt: the cepstral mean of the whole utterance (-cmn batch) before the search.
-      const bool decoded = cepstra_ ? DecodeFrames(true).ok()
-                                    : ps_process_raw(decoder_, samples_.data(), samples_.size(),
-                                                     FALSE, TRUE) >= 0;
-      if (!decoded) {
-        ps_end_utt(decoder_);
-        return Error{"stt: pocketsphinx failed to decode the utterance"};
-      }
+      if (Status s = DecodeWhole(); !s.ok()) return s.error();
     }
     if (ps_end_utt(decoder_) < 0) return Error{"stt: pocketsphinx could not end the utterance"};
+    if (command_limits_) return WithoutPhoneLoop(Collect(), *command_limits_);
     // pocketsphinx folded this utterance into the live mean at its end: the stream keeps it.
     feat_t* feat = ps_get_feat(decoder_);
     if (!whole_utterance_ && feat != nullptr && feat->cmn_struct != nullptr &&
@@ -297,6 +364,20 @@ class PocketsphinxSession final : public SttSession {
     }
     if (ps_start_utt(decoder_) < 0) {
       return Error{"stt: pocketsphinx could not start an utterance"};
+    }
+    return OkStatus();
+  }
+
+  // Decodes the utterance kept (samples_ or frames_) in one pass; the utterance stays open.
+  Status DecodeWhole() {
+    if (Status s = StartUtterance(); !s.ok()) return s;
+    // full_utt: the cepstral mean of the whole utterance (-cmn batch) before the search.
+    const bool decoded = cepstra_ ? DecodeFrames(true).ok()
+                                  : ps_process_raw(decoder_, samples_.data(), samples_.size(),
+                                                   FALSE, TRUE) >= 0;
+    if (!decoded) {
+      ps_end_utt(decoder_);
+      return Error{"stt: pocketsphinx failed to decode the utterance"};
     }
     return OkStatus();
   }
@@ -332,9 +413,39 @@ class PocketsphinxSession final : public SttSession {
     return result;
   }
 
+  // Command sets: the phone loop's words are no command's. A few of them before or after the
+  // command (a click, a breath: pocketsphinx's JSGF loop lets the command follow the loop) are
+  // dropped; longer than garbage_ms in all, or nothing else said, the utterance is rejected. So is
+  // one with a pause over pause_ms between two of the command's words: pocketsphinx's silence
+  // takes whatever speech the grammar cannot say (measured: 4.6 s of a read sentence as <sil>
+  // inside "all is said without a word").
+  static SttResult WithoutPhoneLoop(const SttResult& result, const CommandLimits& limits) {
+    SttResult kept = result;
+    kept.words.clear();
+    kept.text.clear();
+    double garbage_s = 0, longest_pause_s = 0;
+    for (const SttWord& w : result.words) {
+      if (w.word.rfind(kPhoneWordPrefix, 0) == 0) {
+        garbage_s += w.end - w.start;
+        continue;
+      }
+      if (!kept.words.empty()) {
+        longest_pause_s = std::max(longest_pause_s, w.start - kept.words.back().end);
+      }
+      kept.text += (kept.text.empty() ? "" : " ") + w.word;
+      kept.words.push_back(w);
+    }
+    if (kept.words.empty() || garbage_s * 1000 > limits.garbage_ms ||
+        longest_pause_s * 1000 > limits.pause_ms) {
+      return SttResult{"", 0, {}, true, {}};
+    }
+    return kept;
+  }
+
   DecoderLease lease_;
   ps_decoder_t* decoder_;  // lease_'s, used from Begin to End
   const bool whole_utterance_;
+  const std::optional<CommandLimits> command_limits_;  // command sets: what a command may have
   std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean of this stream's next utterance
   std::vector<int16_t> samples_;    // the utterance so far, when decoded whole
   std::optional<SphinxCepstra> cepstra_;  // earshot's front end (stt.front_end = earshot)
@@ -377,7 +488,7 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
 }  // namespace
 
 Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c) {
-  const bool use_lm = c.grammar.empty() && c.words.empty();
+  const bool use_lm = c.grammar.empty() && c.words.empty() && c.command_sets.empty();
   if (Status files = CheckFiles(c, use_lm); !files.ok()) return files.error();
   std::optional<SphinxCepstra> cepstra;
   if (c.front_end == "earshot") {
@@ -395,6 +506,9 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
                                    "-logfn", "/dev/null"};
   if (use_lm) args.insert(args.end(), {"-lm", c.language_model});
   if (!c.grammar.empty()) args.insert(args.end(), {"-jsgf", c.grammar});
+  if (!c.command_sets.empty()) {
+    for (std::string& a : CommandSetArgs(c.command_word_cost)) args.push_back(std::move(a));
+  }
   for (std::string& a : ProfileArgs(c.profile, !use_lm)) args.push_back(std::move(a));
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
@@ -413,6 +527,12 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
       decoder = nullptr;
     }
   }
+  if (decoder != nullptr && !c.command_sets.empty()) {
+    if (Status sets = SetCommandSearch(decoder, c); !sets.ok()) {
+      ps_free(decoder);
+      return sets.error();
+    }
+  }
   const std::string logged = t_errors;
   // pocketsphinx goes on after some errors: a grammar's undefined rule leaves a grammar that
   // never matches (every transcript empty). An error logged is a failed load.
@@ -422,13 +542,17 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   }
   if (decoder == nullptr) {
     return Error{"stt: pocketsphinx could not load " + c.acoustic_model + " / " +
-                 (use_lm              ? c.language_model
-                  : c.grammar.empty() ? "stt.words"
-                                      : c.grammar) +
+                 (use_lm                      ? c.language_model
+                  : !c.command_sets.empty()   ? "stt.commands"
+                  : c.grammar.empty()         ? "stt.words"
+                                              : c.grammar) +
                  " / " + c.dictionary + (logged.empty() ? "" : ": " + logged)};
   }
   auto model = std::shared_ptr<PocketsphinxModel>(
       new PocketsphinxModel(std::make_shared<PocketsphinxDecoder>(decoder), !use_lm,
+                            c.command_sets.empty() ? std::nullopt
+                                                   : std::optional<CommandLimits>(CommandLimits{
+                                                         c.command_garbage_ms, c.command_pause_ms}),
                             std::move(cepstra)));
   const feat_t* feat = ps_get_feat(decoder);
   if (feat != nullptr && feat->cmn_struct != nullptr) {
@@ -441,7 +565,8 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
 PocketsphinxModel::~PocketsphinxModel() = default;
 
 std::unique_ptr<SttSession> PocketsphinxModel::NewSession() const {
-  return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, initial_cmn_, cepstra_);
+  return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, command_limits_,
+                                               initial_cmn_, cepstra_);
 }
 
 }  // namespace earshot::stt

@@ -10,7 +10,10 @@
 // With a language model, sessions decode as the frames come (partial hypotheses). With a grammar
 // (stt.grammar, stt.words: short commands) a session keeps the utterance and decodes it whole at
 // End, normalised by its own cepstral mean, which is far more accurate on one-second commands;
-// Partial is then empty. A session is one stream: its utterances carry the live cepstral mean over.
+// Partial is then empty. Command sets (stt.commands) decode as one grammar whose other path is a
+// loop of any phones (words of one phone each, kPhoneWordPrefix): an utterance it explains better
+// than any command is rejected (SttResult::rejected). A session is one stream: its utterances carry
+// the live cepstral mean over.
 // stt.front_end = earshot: the cepstra come from earshot's fixed-point front end set to the acoustic
 // model's feat.params (sphinx_cepstra.h) instead of pocketsphinx's own.
 #pragma once
@@ -29,6 +32,12 @@ struct PocketsphinxDecoder;  // the decoder and its lease, shared by the model a
 
 namespace earshot::stt {
 
+// Command sets: the most of the phone loop around a command, and the longest pause inside it.
+struct CommandLimits {
+  int garbage_ms = 100;
+  int pause_ms = 1000;
+};
+
 class PocketsphinxModel final : public SttModel {
  public:
   static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config);
@@ -37,14 +46,15 @@ class PocketsphinxModel final : public SttModel {
 
  private:
   PocketsphinxModel(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
-                    std::optional<SphinxCepstra> cepstra)
-      : decoder_(std::move(decoder)), whole_utterance_(whole_utterance),
+                    std::optional<CommandLimits> limits, std::optional<SphinxCepstra> cepstra)
+      : decoder_(std::move(decoder)), whole_utterance_(whole_utterance), command_limits_(limits),
         cepstra_(std::move(cepstra)) {}
   // One decoder, leased to one session's utterance at a time (Begin to End): another session's
   // Begin is refused meanwhile, so two streams never decode on it at once. Sessions share its
   // ownership: one dropped mid-utterance ends that utterance, whatever became of the model.
   std::shared_ptr<PocketsphinxDecoder> decoder_;
   bool whole_utterance_;            // grammars: buffer the utterance, decode it at End
+  std::optional<CommandLimits> command_limits_;  // command sets: what a command may have
   std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
   std::optional<SphinxCepstra> cepstra_;  // stt.front_end = earshot: each session copies it
 };

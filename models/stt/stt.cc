@@ -1,8 +1,10 @@
 #include "models/stt/stt.h"
 
 #include <algorithm>
+#include <filesystem>
 
 #include "config/paths.h"
+#include "models/stt/command_decoder.h"
 #include "models/stt/command_fusion.h"
 #include "models/stt/jsgf_check.h"
 #include "models/stt/pocketsphinx_backend.h"
@@ -31,6 +33,7 @@ std::string Joined(const std::vector<std::string>& words) {
 // them (jsgf_check.h); empty for a language model or any other grammar. The grammar was checked
 // when the decoder loaded it.
 std::string CommandWords(const SttConfig& c) {
+  if (!c.command_sets.empty()) return Joined(CommandGrammar(c.command_sets).OneWordSentences());
   if (!c.words.empty() || c.grammar.empty()) return c.words;
   Result<std::string> text = ReadGrammarFile(c.grammar);
   if (!text.ok()) return "";
@@ -55,7 +58,42 @@ Result<std::shared_ptr<const CommandModel>> CommandClassifier(const SttConfig& c
                ") are not the decoder's (" + words + ")"};
 }
 
+// A directory's *.commands files, in name order.
+Result<std::vector<std::string>> CommandFiles(const std::string& dir) {
+  std::vector<std::string> files;
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, error)) {
+    if (entry.path().extension() == ".commands") files.push_back(entry.path().string());
+  }
+  if (error) return Error{dir + ": " + error.message()};
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
 }  // namespace
+
+Result<std::vector<CommandSet>> ReadCommandSets(const std::vector<std::string>& paths) {
+  std::vector<CommandSet> sets;
+  for (const std::string& path : paths) {
+    std::vector<std::string> files = {path};
+    if (std::filesystem::is_directory(path)) {
+      Result<std::vector<std::string>> listed = CommandFiles(path);
+      if (!listed.ok()) return listed.error();
+      files = std::move(listed).value();
+    }
+    for (const std::string& file : files) {
+      Result<CommandSet> set = ReadCommandSetFile(file);
+      if (!set.ok()) return set.error();
+      for (const CommandSet& other : sets) {
+        if (other.name == set->name) {
+          return Error{file + ": set " + set->name + " is already defined by " + other.source};
+        }
+      }
+      sets.push_back(std::move(set).value());
+    }
+  }
+  return sets;
+}
 
 std::vector<std::string> SplitWords(const std::string& words) {
   std::vector<std::string> out;
@@ -83,11 +121,20 @@ Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   c.command_model = config::ModelPath(config, "stt.command_model", "stt/commands.eshm");
   c.command_model_named = !config.String("stt.command_model").empty();
   c.command_bonus = config.Float("stt.command_bonus");
+  c.command_word_cost = config.Float("stt.command_word_cost");
+  c.command_garbage_ms = static_cast<int>(config.Int("stt.command_garbage_ms"));
+  c.command_pause_ms = static_cast<int>(config.Int("stt.command_pause_ms"));
+  Result<std::vector<CommandSet>> sets = ReadCommandSets(config.StringList("stt.commands"));
+  if (!sets.ok()) return sets.error();
+  c.command_sets = std::move(sets).value();
   Result<features::FrontEndConfig> features = features::FrontEndConfig::FromConfig(config);
   if (!features.ok()) return features.error();
   c.features = *features;
   if (!c.grammar.empty() && !c.words.empty()) {
     return Error{"stt.grammar and stt.words are exclusive: set one"};
+  }
+  if (!c.command_sets.empty() && (!c.grammar.empty() || !c.words.empty())) {
+    return Error{"stt.commands and stt.grammar or stt.words are exclusive: set one"};
   }
   return c;
 }
@@ -98,9 +145,12 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
   std::shared_ptr<const SttModel> decoder = std::move(model).value();
   auto classifier = CommandClassifier(config);
   if (!classifier.ok()) return classifier.error();
-  if (*classifier == nullptr) return decoder;
-  return std::shared_ptr<const SttModel>(
-      std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus));
+  if (*classifier != nullptr) {
+    decoder = std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus);
+  }
+  if (config.command_sets.empty()) return decoder;
+  return std::shared_ptr<const SttModel>(std::make_shared<CommandSetsModel>(
+      decoder, std::make_shared<const CommandGrammar>(config.command_sets)));
 }
 
 }  // namespace earshot::stt

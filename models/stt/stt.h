@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "config/config.h"
 #include "config/result.h"
 #include "features/front_end_config.h"
+#include "models/stt/command_grammar.h"
 
 namespace earshot::stt {
 
@@ -29,6 +31,10 @@ struct SttResult {
   // fused probability when it joins the decoder).
   double confidence = 0;
   std::vector<SttWord> words;
+  // Command sets (stt.commands): rejected when the decoder's out-of-grammar path won or the words
+  // say no set's command; the set, intent and slots of an accepted one.
+  bool rejected = false;
+  std::optional<CommandMatch> command;
 };
 
 // One audio stream's decoding, an utterance at a time (Begin, Feed..., End). A backend may carry
@@ -62,6 +68,13 @@ struct SttConfig {
   std::string dictionary;
   std::string grammar;  // JSGF file: decode with it instead of the language model
   std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
+  // Command sets (stt.commands, or registered at run time): decoded as one grammar beside a loop
+  // of any phones, each word costing command_word_cost (natural log): what the loop explains
+  // better is no command.
+  std::vector<CommandSet> command_sets;
+  double command_word_cost = 9.2;
+  int command_garbage_ms = 100;  // the phone loop's most time around a command (a click, a breath)
+  int command_pause_ms = 1000;   // the longest pause between two words of a command
   std::string profile = "large";
   std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
   // The command classifier joined to the command words (command_fusion.h): stt.command_model, by
@@ -74,6 +87,9 @@ struct SttConfig {
 
   static Result<SttConfig> FromConfig(const config::Config& config);
 };
+
+// The sets of stt.commands: each file, and each directory's *.commands files in name order.
+Result<std::vector<CommandSet>> ReadCommandSets(const std::vector<std::string>& paths);
 
 // stt.words split at each '|' (empty words kept, for the checks to name).
 std::vector<std::string> SplitWords(const std::string& words);

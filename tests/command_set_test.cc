@@ -1,0 +1,135 @@
+// Command sets: the template format's parse and its errors (file, line, word), the grammar every
+// set compiles to, the way back from a sentence to its set, intent and slots, and espeak-ng's
+// phonemes as the model's phones.
+#include "models/stt/command_set.h"
+
+#include <gtest/gtest.h>
+
+#include "models/stt/command_grammar.h"
+#include "models/stt/espeak_pronounce.h"
+
+namespace earshot::stt {
+namespace {
+
+constexpr const char* kLights = R"(# lights: the issue's example
+set lights
+slot device = kitchen light | lamp | fan
+intent light
+  (turn | switch) (on | off){state} [the] {device}
+  {device} (on | off){state}   # the short form
+)";
+
+constexpr const char* kTimer = R"(
+slot minutes = one:1 | two:2 | five:5 | ten:10
+intent timer
+  set a timer for {minutes} minutes
+intent cancel
+  cancel [the] timer
+)";
+
+CommandGrammar Grammar() {
+  Result<CommandSet> lights = ParseCommandSet("ignored", kLights, "lights.commands");
+  Result<CommandSet> timer = ParseCommandSet("timer", kTimer, "timer.commands");
+  EXPECT_TRUE(lights.ok()) << lights.error().message;
+  EXPECT_TRUE(timer.ok()) << timer.error().message;
+  return CommandGrammar({*lights, *timer});
+}
+
+TEST(CommandSet, ParsesIntentsTemplatesAndSlots) {
+  Result<CommandSet> set = ParseCommandSet("x", kLights, "lights.commands");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  EXPECT_EQ(set->name, "lights");
+  ASSERT_EQ(set->intents.size(), 1u);
+  EXPECT_EQ(set->intents[0].name, "light");
+  EXPECT_EQ(set->intents[0].line, 4);
+  EXPECT_EQ(set->intents[0].templates.size(), 2u);
+  ASSERT_EQ(set->slots.at("device").values.size(), 3u);
+  EXPECT_EQ(set->slots.at("device").values[0].spoken,
+            (std::vector<std::string>{"kitchen", "light"}));
+  EXPECT_EQ(CommandSetWords(*set).at("switch"), "lights.commands:5");
+}
+
+TEST(CommandSet, MatchesSentencesToIntentsAndSlots) {
+  const CommandGrammar grammar = Grammar();
+  std::optional<CommandMatch> m = grammar.Match("switch off the kitchen light");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->set, "lights");
+  EXPECT_EQ(m->intent, "light");
+  EXPECT_EQ(m->slots, (std::map<std::string, std::string>{{"device", "kitchen light"},
+                                                          {"state", "off"}}));
+  m = grammar.Match("fan on");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->slots.at("device"), "fan");
+  m = grammar.Match("set a timer for five minutes");
+  ASSERT_TRUE(m);
+  EXPECT_EQ(m->set, "timer");
+  EXPECT_EQ(m->intent, "timer");
+  EXPECT_EQ(m->slots, (std::map<std::string, std::string>{{"minutes", "5"}}));
+  EXPECT_EQ(grammar.Match("cancel timer")->intent, "cancel");
+  EXPECT_FALSE(grammar.Match("turn on the"));
+  EXPECT_FALSE(grammar.Match("turn on the fan please"));
+  EXPECT_FALSE(grammar.Match(""));
+}
+
+TEST(CommandSet, CompilesEverySetToOneGrammar) {
+  const std::string jsgf = Grammar().Jsgf();
+  EXPECT_NE(jsgf.find("public <command> = <s0_i0> | <s1_i0> | <s1_i1> ;"), std::string::npos)
+      << jsgf;
+  EXPECT_NE(jsgf.find("<s0_i0> = ( ( turn | switch ) ( on | off ) [ the ] <s0_slot_device> ) | "
+                      "( <s0_slot_device> ( on | off ) ) ;"),
+            std::string::npos)
+      << jsgf;
+  EXPECT_NE(jsgf.find("<s0_slot_device> = ( kitchen light ) | ( lamp ) | ( fan ) ;"),
+            std::string::npos)
+      << jsgf;
+}
+
+TEST(CommandSet, OneWordSentencesOnlyWhenEverySentenceIsOneWord) {
+  Result<CommandSet> words =
+      ParseCommandSet("ten", "intent command\n  (yes | no | up){word}\n  stop\n", "ten");
+  ASSERT_TRUE(words.ok()) << words.error().message;
+  EXPECT_EQ(CommandGrammar({*words}).OneWordSentences(),
+            (std::vector<std::string>{"yes", "no", "up", "stop"}));
+  EXPECT_TRUE(Grammar().OneWordSentences().empty());
+}
+
+void ExpectError(const char* text, const std::string& expected) {
+  Result<CommandSet> set = ParseCommandSet("bad", text, "bad.commands");
+  ASSERT_FALSE(set.ok()) << text;
+  EXPECT_NE(set.error().message.find(expected), std::string::npos) << set.error().message;
+}
+
+TEST(CommandSet, ErrorsNameTheLineAndTheCause) {
+  ExpectError("intent a\n  turn (on | off\n", "bad.commands:2: '(' without ')' at column 15");
+  ExpectError("intent a\n  turn {device}\n", "bad.commands:2: {device}: no 'slot device");
+  ExpectError("intent a\n  turn ( | off)\n", "bad.commands:2: empty alternative");
+  ExpectError("intent a\n  turn on;\n", "bad.commands:2: unexpected ';'");
+  ExpectError("  turn on\n", "bad.commands:1: a template before any 'intent NAME' line");
+  ExpectError("intent a\nintent b\n  x\n", "bad.commands:1: intent a has no templates");
+  ExpectError("intent a\n  x\nintent a\n  y\n", "bad.commands:3: intent a is already defined");
+  ExpectError("lights on\n", "bad.commands:1: expected 'set NAME'");
+  ExpectError("slot d = a | | b\nintent a\n  {d}\n", "bad.commands:1: slot d: an empty value");
+  ExpectError("# nothing\n", "bad.commands: no intents");
+}
+
+TEST(EspeakPronounce, MapsEspeakPhonemesToTheModelsPhones) {
+  Result<std::string> phones = MapEspeakPhonemes("k_'I_tS_@_n");
+  ASSERT_TRUE(phones.ok()) << phones.error().message;
+  EXPECT_EQ(*phones, "K IH CH AH N");
+  Result<std::string> unknown = MapEspeakPhonemes("k_'Q_n");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().message.find("'Q'"), std::string::npos);
+}
+
+TEST(EspeakPronounce, PronouncesAWordTheDictionaryLacks) {
+  Result<std::string> phones = EspeakPronunciation("earshot");
+  if (!phones.ok() && phones.error().message.find("could not be run") != std::string::npos) {
+    GTEST_SKIP() << "no espeak-ng: " << phones.error().message;
+  }
+  ASSERT_TRUE(phones.ok()) << phones.error().message;
+  EXPECT_EQ(*phones, "IH R SH AA T");
+  EXPECT_FALSE(EspeakPronunciation("two words").ok());
+}
+
+}  // namespace
+}  // namespace earshot::stt

@@ -1,0 +1,90 @@
+#!/usr/bin/python3
+"""Command rejection on Speech Commands recordings (issue 49): the ten command words as one command
+set (tools/samples/commands/ten.commands), decoded by `earshot transcribe` with stt.commands.
+  - the other words of the Speech Commands folder's train/ and dev/ must be rejected (by word);
+  - the ten must be recognised on dev/ (the right word, not rejected);
+  - every .flac of a read-speech folder (LibriSpeech utterances) must be rejected.
+Runs unchanged on any Speech Commands folder of <split>/<word>/*.flac (e.g. the held-out test).
+Usage: tools/eval/command_reject.py [--data DIR] [--earshot BIN] [--kws DIR] [--speech DIR]
+       [--set stt.KEY=V]...   (defaults: DIR/kws, DIR/stt of the shared data path)
+Prints one line per word, then the three figures and a JSON summary line."""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
+from audio_io import ROOT, parser  # noqa: E402
+
+TEN = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
+SET = os.path.join(ROOT, "tools", "samples", "commands", "ten.commands")
+
+
+def transcribe(earshot, files, options):
+    """{file: (word or None when rejected)} from `earshot transcribe` with the ten as one set."""
+    out = {}
+    for i in range(0, len(files), 200):  # bounded command lines
+        cmd = [earshot, "transcribe", "--set", "stt.commands=" + SET] + options + files[i:i + 200]
+        run = subprocess.run(cmd, capture_output=True, text=True)
+        if run.returncode != 0:
+            sys.exit(f"command_reject: {' '.join(cmd[:4])}... failed: {run.stderr.strip()}")
+        for line in run.stdout.splitlines():
+            path, _text, command = line.split("\t")
+            out[path] = None if command == "rejected" else command.split("word=")[-1]
+    return out
+
+
+def clips(split_dir):
+    """{word: [files]} of one split."""
+    if not os.path.isdir(split_dir):
+        return {}
+    return {w: sorted(os.path.join(split_dir, w, f) for f in os.listdir(os.path.join(split_dir, w))
+                      if f.endswith(".flac"))
+            for w in sorted(os.listdir(split_dir)) if os.path.isdir(os.path.join(split_dir, w))}
+
+
+def main():
+    p = parser(__doc__)
+    p.add_argument("--kws", help="Speech Commands folder (train/, dev/)")
+    p.add_argument("--speech", help="folder of read-speech .flac files")
+    p.add_argument("--set", action="append", default=[], dest="options")
+    a = p.parse_args()
+    kws = a.kws or os.path.join(a.data, "kws")
+    speech = a.speech or os.path.join(a.data, "stt")
+    options = [x for o in a.options for x in ("--set", o)]
+    splits = {s: clips(os.path.join(kws, s)) for s in ("train", "dev")}
+    if not any(splits.values()):
+        sys.exit(f"command_reject: no <split>/<word>/*.flac under {kws}")
+    files = [f for s in splits.values() for fs in s.values() for f in fs]
+    reads = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(".flac")) \
+        if os.path.isdir(speech) else []
+    heard = transcribe(a.earshot, files + reads, options)
+    summary = {"rejected_by_word": {}, "recognised_by_word": {}}
+    for word in sorted({w for s in splits.values() for w in s}):
+        if word in TEN:
+            dev = splits["dev"].get(word, [])
+            right = sum(heard[f] == word for f in dev)
+            summary["recognised_by_word"][word] = [right, len(dev)]
+            print(f"{word}\trecognised on dev {right}/{len(dev)}")
+        else:
+            both = splits["train"].get(word, []) + splits["dev"].get(word, [])
+            rejected = sum(heard[f] is None for f in both)
+            summary["rejected_by_word"][word] = [rejected, len(both)]
+            print(f"{word}\trejected {rejected}/{len(both)} ({100 * rejected / len(both):.1f}%)")
+    rej = summary["rejected_by_word"].values()
+    rec = summary["recognised_by_word"].values()
+    summary["worst_word_rejection"] = min(r / n for r, n in rej) if rej else None
+    summary["other_words_rejected"] = sum(r for r, _ in rej) / max(1, sum(n for _, n in rej))
+    summary["ten_recognised_dev"] = sum(r for r, _ in rec) / max(1, sum(n for _, n in rec))
+    summary["read_speech_rejected"] = (sum(heard[f] is None for f in reads) / len(reads)
+                                       if reads else None)
+    summary["read_speech_files"] = len(reads)
+    print(f"other words rejected: {100 * summary['other_words_rejected']:.1f}% (worst word "
+          f"{100 * summary['worst_word_rejection']:.1f}%); the ten recognised on dev: "
+          f"{100 * summary['ten_recognised_dev']:.1f}%; read speech rejected: "
+          + (f"{100 * summary['read_speech_rejected']:.1f}% of {len(reads)}" if reads else "n/a"))
+    print(json.dumps(summary))
+
+
+if __name__ == "__main__":
+    main()
