@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "features/simd_avx2.h"
+#include "features/simd.h"
 
 namespace earshot::features {
 namespace {
@@ -45,7 +45,7 @@ std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, 
 
 MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
                              bool allow_simd)
-    : power_(fft_size / 2 + 1), simd_(allow_simd && avx2::Available()) {
+    : power_(fft_size / 2 + 1), simd_(allow_simd && simd::Available()) {
   weight_offset_.push_back(0);
   for (const MelBand& band : MelBands(bands, low_hz, high_hz, fft_size, sample_rate)) {
     first_bin_.push_back(band.first_bin);
@@ -58,7 +58,7 @@ void MelFilterbank::Process(std::span<const ComplexInt32> spectrum, std::span<ui
   size_t k = 0;
   if (simd_) {  // groups of four bins; the rest below
     const size_t groups = power_.size() / 4;
-    avx2::PowerSpectrum(reinterpret_cast<const int32_t*>(spectrum.data()), groups, kPowerShift,
+    simd::PowerSpectrum(reinterpret_cast<const int32_t*>(spectrum.data()), groups, kPowerShift,
                         power_.data());
     k = 4 * groups;
   }

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <numbers>
 
-#include "features/simd_avx2.h"
+#include "features/simd.h"
 
 namespace earshot::features {
 namespace {
@@ -30,7 +30,7 @@ RealFft::RealFft(int fft_size, bool allow_simd)
       split_q30_(fft_size / 4 + 1),
       re_(fft_size / 2),
       im_(fft_size / 2),
-      simd_(allow_simd && avx2::Available()) {
+      simd_(allow_simd && simd::Available()) {
   const int m = n_ / 2;
   const int bits = log2_n_ - 1;
   for (int i = 0; i < m; ++i) {
@@ -125,7 +125,7 @@ void RealFft::Split(std::span<ComplexInt32> out) const {
   size_t k = 1;
   if (simd_ && m / 2 >= 4) {  // groups of four bins while they stay below m/2
     const size_t groups = (m / 2 - 1) / 4;
-    avx2::Split(re_.data(), im_.data(), m, 1, groups, split_re_q30_.data(), split_im_q30_.data(),
+    simd::Split(re_.data(), im_.data(), m, 1, groups, split_re_q30_.data(), split_im_q30_.data(),
                 reinterpret_cast<int32_t*>(out.data()));
     k += 4 * groups;
   }
@@ -163,7 +163,7 @@ void RealFft::Process(std::span<const int32_t> in, std::span<ComplexInt32> out) 
   const int32_t* twiddles_soa = pass_twiddles_soa_q30_.data();
   for (; 4 * static_cast<size_t>(quarter) <= m; quarter *= 4) {
     if (simd_ && quarter % 4 == 0) {
-      avx2::Radix4Pass(re_.data(), im_.data(), m, static_cast<size_t>(quarter), twiddles_soa);
+      simd::Radix4Pass(re_.data(), im_.data(), m, static_cast<size_t>(quarter), twiddles_soa);
     } else {
       Radix4Pass(quarter, twiddles);
     }

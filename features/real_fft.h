@@ -21,7 +21,8 @@ namespace earshot::features {
 
 class RealFft {
  public:
-  // `allow_simd`: use the AVX2 pass where the CPU has it (same results; false forces plain C++).
+  // `allow_simd`: use the SIMD kernels (features/simd.h: AVX2 where the CPU has it, NEON on
+  // aarch64; same results; false forces plain C++).
   explicit RealFft(int fft_size, bool allow_simd = true);
 
   // in: fft_size real values with |x| <= 2^max_input_bits().
@@ -41,10 +42,10 @@ class RealFft {
   std::vector<uint16_t> bit_reverse_;      // n/2 entries
   // Per radix-4 pass of quarter size q: q triples (w, w^2, w^3), w = e^(-2 pi i j / 4q), j < q.
   std::vector<ComplexInt32> pass_twiddles_q30_;
-  // The same twiddles for the AVX2 pass: per pass, w^1, w^2, w^3 as real and imaginary arrays.
+  // The same twiddles for the SIMD pass: per pass, w^1, w^2, w^3 as real and imaginary arrays.
   std::vector<int32_t> pass_twiddles_soa_q30_;
   std::vector<ComplexInt32> split_q30_;    // e^(-2 pi i k / n), k <= n/4
-  std::vector<int32_t> split_re_q30_, split_im_q30_;  // the same, as two arrays (AVX2 split)
+  std::vector<int32_t> split_re_q30_, split_im_q30_;  // the same, as two arrays (SIMD split)
   std::vector<int32_t> re_, im_;           // n/2 complex values being transformed
   bool simd_;
 };

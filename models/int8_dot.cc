@@ -2,6 +2,10 @@
 
 #if defined(__x86_64__)
 #include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
 #endif
 
 namespace earshot::models {
@@ -76,9 +80,102 @@ void Rows(const int8_t* w, size_t k, const int8_t* in, Int8Inputs kind, int32_t*
   }
 }
 
-#endif  // __x86_64__
+#elif defined(__aarch64__)
 
-const bool kAvx2 = Avx2Available();
+// The last k % 16 inputs (k >= 16) as the vector that ends at in + k, its first lanes (inputs
+// already summed) zero: multiplied with the weights read from the same place, they add nothing.
+// A layer's rows are rarely a multiple of 16 long (the VAD's 287), and a plain tail of up to 15
+// products per row would cost as much as the vectors.
+inline int8x16_t LastInputs(const int8_t* in, size_t k) {
+  static constexpr int8_t kKeepFrom[32] = {0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+                                           0,  0,  0,  0,  0,  -1, -1, -1, -1, -1, -1,
+                                           -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  return vandq_s8(vld1q_s8(in + k - 16), vld1q_s8(kKeepFrom + k % 16));
+}
+
+// R rows at a time, each input vector loaded once. vmull_s8 forms eight exact int16 products
+// (|-128 * -128| = 2^14), vpadalq_s16 adds them in pairs into four int32 lanes.
+inline int32x4_t AddProducts(int32x4_t acc, int8x16_t x, int8x16_t y) {
+  acc = vpadalq_s16(acc, vmull_s8(vget_low_s8(x), vget_low_s8(y)));
+  return vpadalq_s16(acc, vmull_high_s8(x, y));
+}
+
+template <int R>
+void RowsNeon(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
+  int32x4_t acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = vdupq_n_s32(0);
+  size_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    const int8x16_t x = vld1q_s8(in + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      acc[r] = AddProducts(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + i));
+    }
+  }
+  if (i < k && k >= 16) {
+    const int8x16_t x = LastInputs(in, k);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      acc[r] = AddProducts(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + k - 16));
+    }
+    i = k;
+  }
+  for (int r = 0; r < R; ++r) {
+    out[r] = vaddvq_s32(acc[r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in + i);
+  }
+}
+
+// SDOT (Armv8.2 dot product): each int32 lane adds the products of four int8 pairs, sixteen
+// products per instruction, exact.
+template <int R>
+__attribute__((target("arch=armv8.2-a+dotprod"))) void RowsSdot(const int8_t* w, size_t k,
+                                                                const int8_t* in, int32_t* out) {
+  int32x4_t acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = vdupq_n_s32(0);
+  size_t i = 0;
+  for (; i + 16 <= k; i += 16) {
+    const int8x16_t x = vld1q_s8(in + i);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      acc[r] = vdotq_s32(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + i));
+    }
+  }
+  if (i < k && k >= 16) {
+    const int8x16_t x = LastInputs(in, k);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      acc[r] = vdotq_s32(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + k - 16));
+    }
+    i = k;
+  }
+  for (int r = 0; r < R; ++r) {
+    out[r] = vaddvq_s32(acc[r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in + i);
+  }
+}
+
+using RowsKernel = void (*)(const int8_t* w, size_t k, const int8_t* in, int32_t* out);
+
+// Rows in groups of four, then one at a time.
+template <RowsKernel kFour, RowsKernel kOne>
+void InGroups(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+  size_t r = 0;
+  for (; r + 4 <= rows; r += 4) kFour(w + r * k, k, in, out + r);
+  for (; r < rows; ++r) kOne(w + r * k, k, in, out + r);
+}
+
+#endif
+
+// The kernel DotRows runs, chosen once from what the CPU has.
+enum class Kernel { kPlain, kAvx2, kNeon, kSdot };
+
+Kernel ChooseKernel() {
+  if (Avx2Available()) return Kernel::kAvx2;
+  if (SdotAvailable()) return Kernel::kSdot;
+  if (NeonAvailable()) return Kernel::kNeon;
+  return Kernel::kPlain;
+}
+
+const Kernel kKernel = ChooseKernel();
 
 }  // namespace
 
@@ -101,7 +198,7 @@ void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8I
   for (; r < rows; ++r) Rows<1>(w + r * k, k, in, kind, out + r);
 }
 
-#else  // other CPUs: the plain loop (a NEON kernel would go here)
+#else  // other CPUs: the plain loop
 
 bool Avx2Available() { return false; }
 
@@ -112,13 +209,61 @@ void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8I
 
 #endif
 
+#if defined(__aarch64__)
+
+bool NeonAvailable() { return true; }
+bool SdotAvailable() { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
+
+void DotRowsNeon(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+  InGroups<RowsNeon<4>, RowsNeon<1>>(w, rows, k, in, out);
+}
+
+void DotRowsSdot(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+  InGroups<RowsSdot<4>, RowsSdot<1>>(w, rows, k, in, out);
+}
+
+#else  // other CPUs: the plain loop
+
+bool NeonAvailable() { return false; }
+bool SdotAvailable() { return false; }
+
+void DotRowsNeon(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+  DotRowsPlain(w, rows, k, in, out);
+}
+
+void DotRowsSdot(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+  DotRowsPlain(w, rows, k, in, out);
+}
+
+#endif
+
+const char* DotRowsKernel() {
+  switch (kKernel) {
+    case Kernel::kAvx2:
+      return "avx2";
+    case Kernel::kSdot:
+      return "sdot";
+    case Kernel::kNeon:
+      return "neon";
+    case Kernel::kPlain:
+      break;
+  }
+  return "plain";
+}
+
 void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
              int32_t* out) {
-  if (kAvx2) {
-    DotRowsAvx2(w, rows, k, in, kind, out);
-  } else {
-    DotRowsPlain(w, rows, k, in, out);
+  switch (kKernel) {
+    case Kernel::kAvx2:
+      return DotRowsAvx2(w, rows, k, in, kind, out);
+    case Kernel::kSdot:
+      return DotRowsSdot(w, rows, k, in, out);
+    case Kernel::kNeon:
+      return DotRowsNeon(w, rows, k, in, out);
+    case Kernel::kPlain:
+      break;
   }
+  DotRowsPlain(w, rows, k, in, out);
 }
 
 }  // namespace earshot::models

@@ -1,6 +1,8 @@
 // The int8 engine's one hot loop: the dot products of a layer's weight rows with one window of
-// inputs, int32 accumulation. Plain C++, and AVX2 kernels picked at run time when the CPU has
-// AVX2; both compute exact integer sums, so they give the same bits (tests check it).
+// inputs, int32 accumulation. Plain C++, and SIMD kernels picked at run time from what the CPU
+// has: AVX2 on x86-64; on aarch64 SDOT (Armv8.2 dot product) where getauxval(AT_HWCAP) has
+// HWCAP_ASIMDDP, NEON otherwise (a Cortex-A53). All compute exact integer sums, so they give the
+// same bits (tests check it).
 #pragma once
 
 #include <cstddef>
@@ -23,5 +25,15 @@ void DotRowsPlain(const int8_t* w, size_t rows, size_t k, const int8_t* in, int3
 bool Avx2Available();
 void DotRowsAvx2(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
                  int32_t* out);
+
+// The aarch64 kernels (call only when NeonAvailable() / SdotAvailable(); built as the plain loop
+// elsewhere). Neither needs Int8Inputs: both multiply signed by signed.
+bool NeonAvailable();
+bool SdotAvailable();
+void DotRowsNeon(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out);
+void DotRowsSdot(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out);
+
+// The kernel DotRows runs on this CPU: "avx2", "sdot", "neon" or "plain".
+const char* DotRowsKernel();
 
 }  // namespace earshot::models

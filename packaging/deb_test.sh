@@ -9,6 +9,10 @@
 build=$(realpath "$1"); version=$2
 source "$(dirname "$0")/../tests/cli_lib.sh"
 source "$(dirname "$0")/package_lib.sh"
+if [ -n "${EARSHOT_EMULATOR:-}" ]; then  # the aarch64 suite, under qemu
+  echo "SKIP: the arm64 .deb (cpack with dpkg --add-architecture, issue 50) is not written yet; the x86 suite builds and checks the package"
+  exit 77
+fi
 check "cpack -G DEB" status_is 0 cpack --config "$build/CPackConfig.cmake" -G DEB -B "$tmp/pkg"
 deb="$tmp/pkg/earshot_${version}_$(dpkg --print-architecture).deb"
 check "named earshot_VERSION_ARCH.deb" test -f "$deb"

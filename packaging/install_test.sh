@@ -15,27 +15,27 @@ check_prefix() {
   check "$prefix: install" status_is 0 env DESTDIR="$stage" cmake --install "$build" --prefix "$prefix"
   local bin="$stage$prefix/bin" sbin="$stage$prefix/sbin"
   check "$prefix: earshot run, the bundled sample" status_is 0 \
-    strace -f -qq -e trace=%file -o trace.txt "$bin/earshot" run
+    strace -f -qq -e trace=%file -o trace.txt ${EARSHOT_EMULATOR:-} "$bin/earshot" run
   check "$prefix: earshot run wakes and transcribes" wakes_and_transcribes
   check "$prefix: earshot run reads no file of the checkout" checkout_unread
   check "$prefix: models from the prefix" grep -qF "$stage$prefix/share/earshot/models/vad/vad.eshm" trace.txt
   check "$prefix: earshotd on the sample" status_is 0 strace -f -qq -e trace=%file -o trace.txt \
-    "$sbin/earshotd" --config "$stage$config" --bus none --events - \
+    ${EARSHOT_EMULATOR:-} "$sbin/earshotd" --config "$stage$config" --bus none --events - \
     --input "wav:$stage$prefix/share/earshot/computer_request.flac"
   check "$prefix: earshotd wakes and transcribes" wakes_and_transcribes
   check "$prefix: earshotd reads no file of the checkout" checkout_unread
-  check "$prefix: earshot-wyoming runs" status_is 0 "$bin/earshot-wyoming" --help
+  check "$prefix: earshot-wyoming runs" status_is 0 ${EARSHOT_EMULATOR:-} "$bin/earshot-wyoming" --help
   check "$prefix: unit runs the prefix's earshotd with its config" \
     grep -qxF "ExecStart=$prefix/sbin/earshotd --config $config --bus system" "$stage$unit_dir/earshotd.service"
   check "$prefix: wyoming unit runs the prefix's earshot-wyoming" \
     grep -qF "ExecStart=$prefix/bin/earshot-wyoming --config $config " "$stage$unit_dir/earshot-wyoming.service"
   check "$prefix: the installed config sets nothing" eval \
-    "'$bin/earshot' run --config '$stage$config' --print-config | cmp -s - '$src/config/earshot.toml'"
+    "${EARSHOT_EMULATOR:-} '$bin/earshot' run --config '$stage$config' --print-config | cmp -s - '$src/config/earshot.toml'"
   check "$prefix: ... and documents every option" test "$(grep -c '^#[a-z_]* = ' "$stage$config")" -eq \
     "$(grep -c '^[a-z_]* = ' "$src/config/earshot.toml")"
   printf '[vad]\nthreshold = 0.25\n' >"$stage$config.d/50-local.toml"
   check "$prefix: a drop-in in its directory applies" eval \
-    "'$bin/earshot' run --config '$stage$config' --print-config | grep -x 'threshold = 0.25' >/dev/null"
+    "${EARSHOT_EMULATOR:-} '$bin/earshot' run --config '$stage$config' --print-config | grep -x 'threshold = 0.25' >/dev/null"
   rm "$stage$config.d/50-local.toml"
   check "$prefix: sysusers entry" cmp -s "$src/config/earshot.sysusers" "$stage$sysusers_dir/earshot.conf"
   check "$prefix: licence and model cards" test -f "$stage$prefix/share/doc/earshot/LICENSE" \
@@ -48,7 +48,8 @@ check_prefix /opt/earshot /opt/earshot/lib/systemd/system /opt/earshot/lib/sysus
   /etc/opt/earshot/earshot/earshot.toml
 # A tree moved with its prefix still finds its own files.
 mv "$tmp/stage_opt_earshot/opt/earshot" "$tmp/moved"
-check "moved prefix: earshot run" status_is 0 strace -f -qq -e trace=%file -o trace.txt "$tmp/moved/bin/earshot" run
+check "moved prefix: earshot run" status_is 0 \
+  strace -f -qq -e trace=%file -o trace.txt ${EARSHOT_EMULATOR:-} "$tmp/moved/bin/earshot" run
 check "moved prefix: wakes and transcribes" wakes_and_transcribes
 check "moved prefix: reads no file of the checkout" checkout_unread
 finish

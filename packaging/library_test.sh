@@ -8,6 +8,10 @@
 build=$(realpath "$1")
 source "$(dirname "$0")/../tests/cli_lib.sh"
 source "$(dirname "$0")/package_lib.sh"
+if [ -n "${EARSHOT_EMULATOR:-}" ]; then  # the aarch64 suite, under qemu
+  echo "SKIP: the example is built with this machine's cc and run natively; for aarch64 that wants the cross compiler's pkg-config and CMake toolchain, not written yet (issue 50)"
+  exit 77
+fi
 stage="$tmp/stage"
 check "install" status_is 0 env DESTDIR="$stage" cmake --install "$build" --prefix /usr
 export PKG_CONFIG_PATH; PKG_CONFIG_PATH=$(dirname "$(find "$stage" -name earshot.pc)")

@@ -6,6 +6,9 @@
 # Usage: tests/train_smoke_test.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
+# The build's earshot as this machine runs it (under the emulator in the aarch64 suite).
+earshot=$build/tools/earshot
+[ -z "${EARSHOT_EMULATOR:-}" ] || earshot=$build/emulated/earshot
 src=$(cd "$(dirname "$0")/.." && pwd)
 data=${EARSHOT_DATA_DIR:-$src/../shared/data}
 if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
@@ -13,17 +16,17 @@ if ! /usr/bin/python3 -c "import torch" 2>/dev/null; then
 fi
 if [ ! -d "$data/speech" ]; then echo "SKIP: no shared data at $data"; exit 0; fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-/usr/bin/python3 "$src/tools/train/train_vad.py" --data "$data" --earshot "$build/tools/earshot" \
+/usr/bin/python3 "$src/tools/train/train_vad.py" --data "$data" --earshot "$earshot" \
   --streams 8 --epochs 1 --out "$tmp/vad.eshm" --log "$tmp/train.log" --vectors "$tmp/vectors.txt"
 EARSHOT_VAD_MODEL="$tmp/vad.eshm" EARSHOT_VAD_VECTORS="$tmp/vectors.txt" \
-  "$build/tests/vad_test" --gtest_filter='Vad.BitExactWithTheTrainingReference'
-"$build/tools/earshot" vad --set vad.model="$tmp/vad.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
+  ${EARSHOT_EMULATOR:-} "$build/tests/vad_test" --gtest_filter='Vad.BitExactWithTheTrainingReference'
+"$earshot" vad --set vad.model="$tmp/vad.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 # A dozen synthetic clips when the synthesisers are there (tools/setup.sh --training installs them).
 synth=(--synth none)
 if command -v espeak-ng >/dev/null && command -v flite >/dev/null; then
   synth=(--synth "$tmp/synth" --synth-scale 0.01)
 fi
-kws_options=(--data "$data" --earshot "$build/tools/earshot" --streams 4 --epochs 1 --small-epochs 1
+kws_options=(--data "$data" --earshot "$earshot" --streams 4 --epochs 1 --small-epochs 1
   --mine-rounds 2 "${synth[@]}" --transform 8,7,-64,63 --spec-mask 8,4 --ema 0.99
   --noise-suppression --frames 69  # not the defaults: the C++ follows the file
   --start-cut 0.5 --transients 0.5 --neg-speed
@@ -71,21 +74,21 @@ for case in "--seed 7|$tmp/kws.checkpoint: a checkpoint of a run with other opti
 done
 # The small model alone, its first hard negatives mined by the large model file just written; a
 # window every 3rd frame (the bundled small model's), where the large model's is every 2nd.
-/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 --small-fresh --small-mine-rounds 1 "${synth[@]}" \
   --transform 8,7,-64,63 --noise-suppression --frames 69 --large-from "$tmp/kws.eshm" \
   --small-stride 3 --small-out "$tmp/kws_from_large.eshm" --log "$tmp/from_large.log"
 grep -q "^hard negatives of kws.eshm, round 1: " "$tmp/from_large.log"
 grep -q "^small: convolution over 5 frames every 3 (22 positions) x 32 channels, MLP hidden" "$tmp/from_large.log"
 # The large model on from that file's weights (dequantised): its scores stay the int8 ones'.
-/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$earshot" \
   --streams 4 --epochs 1 --mine-rounds 1 "${synth[@]}" --transform 8,7,-64,63 --noise-suppression \
   --frames 69 --large-init "$tmp/kws.eshm" --out "$tmp/kws_more.eshm" --log "$tmp/more.log"
 gap=$(sed -n "s|^large: the weights of $tmp/kws.eshm (dev scores within \([0-9.]*\) of its int8 ones).*|\1|p" "$tmp/more.log")
 awk -v g="$gap" 'BEGIN { exit !(g != "" && g < 0.05) }' || { echo "FAIL: dequantised scores off by '$gap'"; exit 1; }
 # The large models above have two convolutions (--conv2's default), both streamed in C++;
 # here a large model of one (--conv2 none) and a small one of two (--small-conv2).
-/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+/usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$earshot" \
   --streams 4 --epochs 1 --small-epochs 1 --mine-rounds 1 "${synth[@]}" --frames 69 --conv2 none \
   --small-conv2 4,1,8 \
   --out "$tmp/kws_alt.eshm" --small-out "$tmp/kws_alt_small.eshm" --log "$tmp/alt.log"
@@ -96,7 +99,7 @@ grep -q "^small: convolution over 5 frames every 2 (33 positions) x 32 channels,
 # training, naming the file.
 for case in "--frames 69|its kws_transform is (8, 7, -64, 63)" \
             "--transform 8,7,-64,63 --noise-suppression|its context is (-136, "; do
-  if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$build/tools/earshot" \
+  if /usr/bin/python3 "$src/tools/train/train_kws.py" --data "$data" --earshot "$earshot" \
        ${case%%|*} --large-from "$tmp/kws.eshm" --small-out "$tmp/refused_small.eshm" \
        --log "$tmp/refused.log" 2> "$tmp/refused.txt"; then
     echo "FAIL: train_kws.py ${case%%|*} --large-from a model of other inputs was not refused"; exit 1
@@ -105,10 +108,10 @@ for case in "--frames 69|its kws_transform is (8, 7, -64, 63)" \
 done
 for size in kws kws_small kws_from_large kws_more kws_alt kws_alt_small; do
   /usr/bin/python3 "$src/tools/train/make_kws_vectors.py" --model "$tmp/$size.eshm" \
-    --earshot "$build/tools/earshot" --out "$tmp/${size}_vectors.txt"
+    --earshot "$earshot" --out "$tmp/${size}_vectors.txt"
   EARSHOT_KWS_MODEL="$tmp/$size.eshm" EARSHOT_KWS_VECTORS="$tmp/${size}_vectors.txt" \
-    "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
-  "$build/tools/earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
+    ${EARSHOT_EMULATOR:-} "$build/tests/kws_test" --gtest_filter='Kws.BitExactWithTheTrainingReference'
+  "$earshot" kws --model "$tmp/$size.eshm" "$src/tools/samples/computer_request.flac" >/dev/null
 done
 # The command classifier's band warp (--warp): a factor of 1 leaves the bands as they are; a peak
 # moves up at 1.1 and down at 0.9.
@@ -152,18 +155,18 @@ command_synth=(--synth none)
 for f in "$data"/kws/train/*/*.flac; do
   w=$(basename "$(dirname "$f")"); printf '%s_%s\t%s\n' "$w" "$(basename "$f" .flac)" "$w"
 done > "$tmp/own_words.tsv"
-/usr/bin/python3 "$src/tools/train/train_commands.py" --data "$data" --earshot "$build/tools/earshot" \
+/usr/bin/python3 "$src/tools/train/train_commands.py" --data "$data" --earshot "$earshot" \
   --copies 1 "${command_synth[@]}" --extra wakeword/computer/train --extra-copies 0 \
   --steps 4 --warp 0.1 --channel 0.5 --folds 2 --ps-hyps "$tmp/own_words.tsv" \
   --out "$tmp/commands.eshm" --log "$tmp/commands.log" --vectors "$tmp/command_vectors.txt"
 grep -q "^  fused, bonus 1000: 138/138 (100.0%)" "$tmp/commands.log" || { cat "$tmp/commands.log"; exit 1; }
 # The vectors of the trained network, then those of the file read back (--vectors-of).
-/usr/bin/python3 "$src/tools/train/train_commands.py" --earshot "$build/tools/earshot" \
+/usr/bin/python3 "$src/tools/train/train_commands.py" --earshot "$earshot" \
   --vectors-of "$tmp/commands.eshm" --vectors "$tmp/command_vectors_of.txt"
 for v in command_vectors command_vectors_of; do
   EARSHOT_COMMAND_MODEL="$tmp/commands.eshm" EARSHOT_COMMAND_VECTORS="$tmp/$v.txt" \
-    "$build/tests/command_model_test" --gtest_filter='CommandModel.MatchesTheTrainingScript'
+    ${EARSHOT_EMULATOR:-} "$build/tests/command_model_test" --gtest_filter='CommandModel.MatchesTheTrainingScript'
 done
-"$build/tools/earshot" transcribe --set 'stt.words=yes|no|up|down|left|right|on|off|stop|go' \
+"$earshot" transcribe --set 'stt.words=yes|no|up|down|left|right|on|off|stop|go' \
   --set stt.command_model="$tmp/commands.eshm" "$data/kws/dev/yes/"*.flac >/dev/null
 echo "train_smoke_test: every check passed"

@@ -2,11 +2,15 @@
 # Smoke test of the wake word from text (tools/train/train_wakeword.py): a phrase with a word the
 # dictionary cannot pronounce is a usage error naming the word; a tiny shared trunk and two tiny
 # keyword models trained on it from text alone load in C++, score bit for bit as the scripts'
-# integer reference, carry their phrase and share the trunk's bytes. Skips without PyTorch, the
+# integer reference, carry their phrase and their second stage (the phones and the default
+# thresholds) and share the trunk's bytes. Skips without PyTorch, the
 # synthesisers or the data.
 # Usage: tests/wakeword_smoke_test.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
+# The build's earshot as this machine runs it (under the emulator in the aarch64 suite).
+earshot=$build/tools/earshot
+[ -z "${EARSHOT_EMULATOR:-}" ] || earshot=$build/emulated/earshot
 src=$(cd "$(dirname "$0")/.." && pwd)
 data=${EARSHOT_DATA_DIR:-$src/../shared/data}
 train=$src/tools/train
@@ -17,7 +21,7 @@ fi
 if [ ! -d "$data/speech" ]; then echo "SKIP: no shared data at $data"; exit 0; fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export EARSHOT_CACHE=$tmp/cache
-common=(--data "$data" --earshot "$build/tools/earshot")
+common=(--data "$data" --earshot "$earshot")
 
 # A word with no pronunciation: exit 2, the word named, no model written.
 rc=0
@@ -31,10 +35,10 @@ for phrase in "hey snowboy" "kitchen light"; do
   name=${phrase// /_}
   /usr/bin/python3 "$train/train_wakeword.py" "$phrase" --tiny --trunk "$tmp/trunk.eshm" \
     --out "$tmp/$name.eshm" "${common[@]}" > /dev/null
-  "$build/tools/earshot" kws --set kws.smooth_ms=10 --model "$tmp/$name.eshm" \
+  "$earshot" kws --set kws.smooth_ms=10 --model "$tmp/$name.eshm" \
     "$src/tools/samples/computer_request.flac" > "$tmp/$name.tsv"
 done
-/usr/bin/python3 - "$train" "$tmp" "$build/tools/earshot" "$src/tools/samples/computer_request.flac" <<'PY'
+/usr/bin/python3 - "$train" "$tmp" "$earshot" "$src/tools/samples/computer_request.flac" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 import numpy as np
@@ -47,6 +51,9 @@ for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen 
     files[name] = t
     assert "".join(chr(c) for c in t["kws_phrase"]) == phrase, t["kws_phrase"]
     assert 16384 <= int(t["kws_default_threshold"][0]) <= 31129
+    assert list(t["kws_verify"]) == [13107, 23920], t["kws_verify"]  # 0.4 and 0.73, the defaults
+    phones = "".join(chr(c) for c in t["kws_verify_phones"])
+    assert phones == {"hey_snowboy": "HH EY S N OW B OY", "kitchen_light": "K IH CH AH N L AY T"}[name], phones
     q = vad_export.mlp_from_tensors(t)
     rows = vad_input.stack_context(kws_input.frame_inputs(mel, tuple(t["kws_transform"])), q["context"])
     want = vad_export.run_int(q, rows)
@@ -60,7 +67,7 @@ assert not np.array_equal(a["l3.weight"], b["l3.weight"])  # the heads: their ow
 PY
 # Forced alignment (align_words.py, `earshot transcribe --words` under the transcript's grammar):
 # the words in order, in time, inside the recording.
-/usr/bin/python3 - "$train" "$build/tools/earshot" "$data" <<'PY'
+/usr/bin/python3 - "$train" "$earshot" "$data" <<'PY'
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import align_words

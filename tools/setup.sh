@@ -1,40 +1,50 @@
 #!/usr/bin/env bash
 # Installs every Debian package earshot needs (a no-op when all are there), then configures and
 # builds into build/. Works as root on a fresh Debian 12 machine, or through sudo.
-# Usage: tools/setup.sh [--training] [--no-build]
+# Usage: tools/setup.sh [--training] [--arm64] [--no-build]
 #   --training  also install PyTorch for tools/train with OpenBLAS under it (Debian's torch calls
 #               the system BLAS, by default the reference one: eight times slower here),
 #               matplotlib for the evaluation's DET plots and the speech synthesisers of the
 #               keyword spotter's synthetic data
 #               (python3-torch, libopenblas0-serial, python3-matplotlib, espeak-ng, flite)
+#   --arm64     also the aarch64 cross toolchain, qemu-user and the :arm64 packages of the
+#               libraries (dpkg --add-architecture arm64), for tools/test.sh --arm64
 #   --no-build  install packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(
-  build-essential cmake pkg-config git       # toolchain
+# The libraries built against, per architecture (--arm64 adds their :arm64 packages).
+libraries=(
   libsndfile1-dev libsoxr-dev                # audio files, resampling
   libsamplerate0-dev                         # the resampler we measure libsoxr against (bench)
   libtomlplusplus-dev                        # config
-  nlohmann-json3-dev                         # JSON strings of the events (UTF-8, escapes)
-  libpocketsphinx-dev pocketsphinx-en-us     # speech-to-text (library and Debian's en-us model)
-  pocketsphinx                               # pocketsphinx_continuous, the STT peer we compare with
+  libpocketsphinx-dev                        # speech-to-text
   libfftw3-dev                               # float reference front end (tests, training)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
+  libsystemd-dev libasound2-dev              # earshotd: sd-event, sd-bus, sd_notify; ALSA capture
+)
+packages=(
+  build-essential cmake pkg-config git       # toolchain
+  "${libraries[@]}"
+  nlohmann-json3-dev                         # JSON strings of the events (UTF-8, escapes)
+  pocketsphinx-en-us                         # Debian's en-us speech-to-text model
+  pocketsphinx                               # pocketsphinx_continuous, the STT peer we compare with
   libeigen3-dev                              # float reference of the keyword spotter (tests)
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
   python3-jsonschema                         # the events' schema test (docs/events.schema.json)
-  libsystemd-dev libasound2-dev              # earshotd: sd-event, sd-bus, sd_notify; ALSA capture
   dbus-daemon systemd                        # daemon tests: dbus-run-session, busctl, systemd-analyze
   strace                                     # install test: no file of the checkout opened
   help2man lintian file                      # manual pages from --help; the .deb (cpack, its check)
 )
 build=1
+arm64=0
 for arg in "$@"; do
   case "$arg" in
     --training) packages+=(python3-torch libopenblas0-serial python3-matplotlib espeak-ng flite) ;;
+    --arm64) packages+=(crossbuild-essential-arm64 qemu-user "${libraries[@]/%/:arm64}")
+             arm64=1 ;;
     --no-build) build=0 ;;
-    *) echo "setup.sh: unknown argument $arg (expected --training, --no-build)" >&2; exit 2 ;;
+    *) echo "setup.sh: unknown argument $arg (expected --training, --arm64, --no-build)" >&2; exit 2 ;;
   esac
 done
 
@@ -46,6 +56,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   echo "setup.sh: installing ${missing[*]}"
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  [ $arm64 -eq 0 ] || $sudo dpkg --add-architecture arm64
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi

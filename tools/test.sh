@@ -1,9 +1,20 @@
 #!/usr/bin/env bash
 # Runs the whole test suite twice: on the release build (build/) and under AddressSanitizer and
 # UndefinedBehaviorSanitizer (build-asan/). Tests that need ../shared/data skip without it.
+# Usage: tools/test.sh [--arm64]
+#   --arm64  instead, cross-build for aarch64 (cmake/aarch64-linux-gnu.cmake) into build-arm64/ and
+#            run the same suite there under qemu-user (tools/setup.sh --arm64 installs them)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
+
+if [ "${1:-}" = --arm64 ]; then
+  cmake -S . -B build-arm64 --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DEARSHOT_WERROR=ON -DEARSHOT_BUILD_BENCH=OFF >/dev/null
+  cmake --build build-arm64 -j"$jobs"
+  ctest --test-dir build-arm64 --output-on-failure -j"$jobs"
+  exit
+fi
 
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEARSHOT_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"

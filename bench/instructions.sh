@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Instructions per second of audio of `earshot run` on x86-64 (callgrind) and aarch64 (qemu-user
+# with the TCG plugin bench/qemu/tb_count.c, built here), each the slope between a short and a
+# long input so that start-up cancels, with the functions that take them (bench/instructions.py):
+#   idle    - noise, no voice (decode, front end, VAD): 10 s and 30 s of ../shared/data/noise
+#   keyword - speech without the wake word (the keyword spotter runs): 10 s and 30 s of speech/
+#   request - the bundled sample (wake word, then a request transcribed) once and twice: per
+#             second of the sample
+# Usage: bench/instructions.sh [OUT_DIR]   (x86 from build/, aarch64 from build-arm64/ when built;
+#        EARSHOT_X86_BUILD, EARSHOT_ARM64_BUILD name others; EARSHOT_DATA_DIR the shared data)
+set -euo pipefail
+source "$(dirname "$0")/../tools/eval/usage.sh"
+usage_check 0 "$@"
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-out/instructions}
+data=${EARSHOT_DATA_DIR:-$root/../shared/data}
+x86=${EARSHOT_X86_BUILD:-$root/build}/tools/earshot
+arm64=${EARSHOT_ARM64_BUILD:-$root/build-arm64}/tools/earshot
+mkdir -p "$out"
+wav=(-r 16000 -c 1 -b 16)
+
+for f in "$data"/noise/*.wav; do sox "$f" "${wav[@]}" "$out/n_$(basename "$f")" norm -30; done
+sox "$out"/n_*.wav "${wav[@]}" "$out/noise_all.wav"
+speech=("$data"/speech/*.flac)
+sox "${speech[@]:0:8}" "${wav[@]}" "$out/speech_all.wav" norm -3
+for s in 10 30; do
+  sox "$out/noise_all.wav" "$out/idle_$s.wav" trim 0 "$s"
+  sox "$out/speech_all.wav" "$out/keyword_$s.wav" trim 0 "$s"
+done
+sample=$root/tools/samples/computer_request.flac
+sox "$sample" "${wav[@]}" "$out/request_1.wav"
+sox "$out/request_1.wav" "$out/request_1.wav" "$out/request_2.wav"
+request_s=$(soxi -D "$out/request_1.wav")
+
+cases=("idle idle_10 idle_30 20" "keyword keyword_10 keyword_30 20"
+  "request request_1 request_2 $request_s")
+if [ -x "$arm64" ]; then
+  cc -shared -fPIC -O2 -Wall -Wextra -fvisibility=hidden "$root/bench/qemu/tb_count.c" \
+    -o "$out/tb_count.so"
+fi
+for c in "${cases[@]}"; do
+  read -r name short long seconds <<<"$c"
+  for arch in x86 aarch64; do
+    program=$x86 plugin=()
+    [ $arch = x86 ] || program=$arm64 plugin=("$out/tb_count.so")
+    [ -x "$program" ] || continue
+    /usr/bin/python3 "$root/bench/instructions.py" $arch "$program" "$name" "$out/$short.wav" \
+      "$out/$long.wav" "$seconds" "${plugin[@]}" | tee "$out/${name}_$arch.txt"
+  done
+done
