@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "config/paths.h"
@@ -55,6 +56,9 @@ Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
     for (const kws::KeywordSpec& spec : *keyword_specs_) {
       models.sensitivities.push_back(spec.sensitivity);
     }
+    auto verifier = Verifier(sizes.kws);
+    if (!verifier.ok()) return verifier.error();
+    models.verifier = std::move(verifier).value();
   }
   if (stages_.kws && stages_.stt && sizes.stt != SttSize::kOff) {
     auto stt = Speech(sizes.stt);
@@ -92,6 +96,36 @@ Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::KeywordModel(const st
   model = std::move(loaded).value();
   Stamp(path);
   return model;
+}
+
+Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
+    const config::Config& config, const kws::KeywordSet& set) {
+  std::vector<std::string> phones;
+  for (const kws::Keyword& keyword : set.keywords()) {
+    phones.push_back(keyword.model->verify() ? keyword.model->verify()->phones : "");
+  }
+  if (std::ranges::all_of(phones, [](const std::string& p) { return p.empty(); })) {
+    return std::shared_ptr<const stt::KeyphraseVerifier>();
+  }
+  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config);
+  if (!stt_config.ok()) return stt_config.error();
+  auto verifier =
+      stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary, phones);
+  if (!verifier.ok()) return Error{"kws: a keyword's second stage: " + verifier.error().message};
+  return verifier;
+}
+
+// The second stage of the keywords of size `size` (loaded before) whose models ask for one.
+Result<std::shared_ptr<const stt::KeyphraseVerifier>> ModelLibrary::Verifier(KwsSize size) {
+  std::shared_ptr<const stt::KeyphraseVerifier>& slot = verifiers_[static_cast<size_t>(size)];
+  if (slot) return slot;
+  auto verifier = LoadKeywordVerifier(config_, *kws_[static_cast<size_t>(size)]);
+  if (!verifier.ok() || !*verifier) return verifier;
+  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config_);
+  Stamp(stt_config->acoustic_model);
+  Stamp(stt_config->dictionary);
+  slot = std::move(verifier).value();
+  return slot;
 }
 
 Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) {

@@ -24,6 +24,11 @@
 
 namespace earshot::statemachine {
 
+// The second stage of the keywords of `set` whose models ask for one (kws_verify), on the
+// acoustic model and dictionary the config's stt options name; null if none asks for one.
+Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
+    const config::Config& config, const kws::KeywordSet& set);
+
 class ModelLibrary {
  public:
   ModelLibrary(const config::Config& config, const features::FrontEndConfig& front_end,
@@ -53,6 +58,7 @@ class ModelLibrary {
 
   Result<std::shared_ptr<const kws::KeywordSet>> Keywords(KwsSize size);
   Result<std::shared_ptr<const kws::KwsModel>> KeywordModel(const std::string& path);
+  Result<std::shared_ptr<const stt::KeyphraseVerifier>> Verifier(KwsSize size);
   Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size);
 
   config::Config config_;
@@ -62,6 +68,7 @@ class ModelLibrary {
   std::optional<std::vector<kws::KeywordSpec>> keyword_specs_;
   std::array<std::shared_ptr<const kws::KeywordSet>, 2> kws_;  // by KwsSize
   std::map<std::string, std::shared_ptr<const kws::KwsModel>> kws_files_;  // by path
+  std::array<std::shared_ptr<const stt::KeyphraseVerifier>, 2> verifiers_;  // by KwsSize
   std::array<std::shared_ptr<const stt::SttModel>, 2> stt_;  // large, small
   std::vector<FileStamp> stamps_;  // every file loaded
 };

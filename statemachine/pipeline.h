@@ -34,6 +34,7 @@
 #include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
+#include "models/stt/keyphrase_verifier.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
 #include "statemachine/cascade.h"
@@ -52,6 +53,9 @@ struct StageSet {
 struct PipelineModels {
   std::shared_ptr<const vad::VadModel> vad;
   std::shared_ptr<const kws::KeywordSet> kws;  // null when the keyword stage is off
+  // The second stage of the keywords whose models ask for one (kws_verify), by keyword index;
+  // null when none does.
+  std::shared_ptr<const stt::KeyphraseVerifier> verifier;
   // Each keyword's sensitivity (0 .. 1) by its index in `kws`: the config's, or as SetSensitivity
   // left it; a missing one is kws::kDefaultSensitivity.
   std::vector<double> sensitivities;
@@ -72,6 +76,7 @@ struct PipelineStats {
   int64_t frames = 0;  // 10 ms frames of the stream, muted ones included
   StageCounter front_end, vad, kws, stt;
   int64_t wakes = 0;
+  int64_t candidates_rejected = 0;  // keyword candidates the second stage did not confirm
   int64_t requests = 0;  // requests that reached their endpoint
   int64_t stt_end_nanoseconds_max = 0;  // the longest wait for a final transcript after the endpoint
 };
@@ -122,6 +127,8 @@ class Pipeline {
   void StartKeyword(int64_t k, bool with_preroll);
   void RunKeyword(int64_t k);
   void FlushWakes();
+  void Found(size_t keyword, kws::Wake wake);
+  std::optional<kws::Wake> Verified(size_t keyword, kws::Wake wake);
   void OnWakes(int64_t k);
   // The rest (pipeline.cc).
   void RunCommand(int64_t k);
@@ -146,6 +153,10 @@ class Pipeline {
   std::vector<vad::VadFrame> decided_;
   std::unique_ptr<kws::KeywordSetSession> kws_;
   std::vector<kws::WakeDetector> detectors_;  // by keyword index
+  // By keyword index: the verified confidence's threshold (Q15) of a keyword with a second stage,
+  // -1 for the others.
+  std::vector<int32_t> verify_thresholds_;
+  std::vector<int16_t> verify_samples_;  // the audio a candidate is checked on
   struct KeywordWake {
     size_t keyword;
     kws::Wake wake;

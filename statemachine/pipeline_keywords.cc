@@ -1,6 +1,7 @@
 // The Pipeline's keyword stage (pipeline.h): one session over the keyword set, a detector per
 // keyword with its sensitivity's threshold, and what its wakes do to the cascade.
 #include <algorithm>
+#include <cmath>
 
 #include "models/kws/keywords.h"
 #include "statemachine/pipeline.h"
@@ -15,15 +16,26 @@ void Pipeline::MakeKeywordStage() {
   if (!models_.kws) return;
   const std::vector<kws::Keyword>& keywords = models_.kws->keywords();
   models_.sensitivities.resize(keywords.size(), kws::kDefaultSensitivity);
+  verify_thresholds_.assign(keywords.size(), -1);
   kws_ = std::make_unique<kws::KeywordSetSession>(models_.kws, settings_.kws);
   for (size_t k = 0; k < keywords.size(); ++k) {
     kws::KwsConfig config = settings_.kws;
-    config.threshold_q15 =
-        kws::ThresholdQ15(models_.sensitivities[k], keywords[k].model->default_threshold_q15());
     config.refractory_frames = keywords[k].refractory_frames;
+    const std::optional<kws::KwsVerify>& verify = keywords[k].model->verify();
+    if (verify && models_.verifier && models_.verifier->checks(k)) {
+      // The spotter finds candidates at its fixed threshold; the sensitivity is the check's.
+      config.threshold_q15 = verify->candidate_threshold_q15;
+      verify_thresholds_[k] =
+          kws::ThresholdQ15(models_.sensitivities[k], verify->default_threshold_q15);
+    } else {
+      config.threshold_q15 =
+          kws::ThresholdQ15(models_.sensitivities[k], keywords[k].model->default_threshold_q15());
+    }
     detectors_.emplace_back(config);
   }
   wakes_.reserve(keywords.size());
+  verify_samples_.reserve(
+      static_cast<size_t>(stt::kVerifyFramesBefore + stt::kVerifyFramesAfter) * audio::kFrameSamples);
 }
 
 bool Pipeline::SetSensitivity(std::string_view name, double sensitivity) {
@@ -34,9 +46,13 @@ bool Pipeline::SetSensitivity(std::string_view name, double sensitivity) {
     if (!k) continue;
     found = true;
     models->sensitivities[*k] = sensitivity;
-    if (models == &models_) {
-      detectors_[*k].set_threshold_q15(kws::ThresholdQ15(
-          sensitivity, models_.kws->keywords()[*k].model->default_threshold_q15()));
+    if (models != &models_) continue;
+    const kws::KwsModel& model = *models_.kws->keywords()[*k].model;
+    if (verify_thresholds_[*k] >= 0) {
+      verify_thresholds_[*k] = kws::ThresholdQ15(sensitivity, model.verify()->default_threshold_q15);
+    } else {
+      detectors_[*k].set_threshold_q15(
+          kws::ThresholdQ15(sensitivity, model.default_threshold_q15()));
     }
   }
   return found;
@@ -49,9 +65,7 @@ void Pipeline::RunKeyword(int64_t k) {
     kws_->Process(ring_.Row(k));
     const std::span<const uint16_t> scores = kws_->scores();
     for (size_t i = 0; i < detectors_.size(); ++i) {
-      if (std::optional<kws::Wake> wake = detectors_[i].Push(k, scores[i])) {
-        wakes_.push_back({i, *wake});
-      }
+      if (std::optional<kws::Wake> wake = detectors_[i].Push(k, scores[i])) Found(i, *wake);
     }
   }
   kws_next_ = k + 1;
@@ -82,8 +96,29 @@ void Pipeline::OnWakes(int64_t k) {
 // Ends every keyword's run over its threshold in progress, as a wake.
 void Pipeline::FlushWakes() {
   for (size_t i = 0; i < detectors_.size(); ++i) {
-    if (std::optional<kws::Wake> wake = detectors_[i].Flush()) wakes_.push_back({i, *wake});
+    if (std::optional<kws::Wake> wake = detectors_[i].Flush()) Found(i, *wake);
   }
+}
+
+// Keyword i's detector found `wake`: a wake, once its second stage (if it has one) confirms it.
+void Pipeline::Found(size_t i, kws::Wake wake) {
+  if (std::optional<kws::Wake> verified = Verified(i, wake)) {
+    wakes_.push_back({i, *verified});
+  } else {
+    ++stats_.candidates_rejected;
+    detectors_[i].Rejected();
+  }
+}
+
+// A candidate of a keyword with a second stage: checked on the audio around its end that the ring
+// still holds, its score the verified confidence; none when that is under the keyword's threshold.
+std::optional<kws::Wake> Pipeline::Verified(size_t i, kws::Wake wake) {
+  if (verify_thresholds_[i] < 0) return wake;
+  const double confidence = models_.verifier->Confidence(i, wake.frame, wake.score_q15 / 32767.0,
+                                                          ring_, verify_samples_);
+  const auto confidence_q15 = static_cast<int32_t>(std::lround(confidence * 32767.0));
+  if (confidence_q15 < verify_thresholds_[i]) return std::nullopt;
+  return kws::Wake{wake.frame, static_cast<uint16_t>(confidence_q15)};
 }
 
 // The keyword spotter starts; coming from silence it first reads the pre-roll (without detecting:

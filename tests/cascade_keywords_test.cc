@@ -47,10 +47,10 @@ std::unique_ptr<Pipeline> MakePipeline(const config::Config& config, StageSet st
 }
 
 // The sample as a stream of its own (after a mute, which starts a new one).
-void PushSample(Pipeline& pipeline) {
+void PushSample(Pipeline& pipeline, const std::string& sample = kSample) {
   pipeline.Mute();
   pipeline.Unmute();
-  auto source = audio::FileSource::Open(kSample, {});
+  auto source = audio::FileSource::Open(sample, {});
   ASSERT_TRUE(source.ok());
   audio::Frame frame;
   while (*(*source)->Next(frame)) pipeline.Push(frame);
@@ -155,6 +155,33 @@ TEST(Keywords, SmallProfilesLoadEachKeywordsSmallModel) {
   EXPECT_EQ(s[1].model, l[1].model);           // the same file, loaded once
   EXPECT_EQ(small->kws->groups().size(), 2u);  // the small and the large trunk
   EXPECT_EQ(small->sensitivities, (std::vector<double>{0.5, 0.5}));
+}
+
+// The keywords trained from text have a second stage (kws_verify): on the three-keyword sample
+// both are heard with their verified confidence, at least the default threshold's; at sensitivity
+// 0.1 the second stage rejects their candidates, and SetSensitivity moves its threshold back.
+TEST(Keywords, KeywordsFromTextAreCheckedByTheirSecondStage) {
+  const std::string sample = kSource + "/tools/samples/three_keywords.flac";
+  config::Config config = config::Config::Defaults();
+  ASSERT_TRUE(config.Set("kws.models", kSource + "/models/kws/snowboy.eshm," + kSource +
+                                           "/models/kws/view_glass.eshm").ok());
+  ASSERT_TRUE(config.Set("kws.sensitivities", "0.1,0.1").ok());
+  RecordingSink sink;
+  auto pipeline = MakePipeline(config, StageSet{true, false}, &sink);
+  ASSERT_NE(pipeline, nullptr);
+  ASSERT_NE(pipeline->models().verifier, nullptr);
+  PushSample(*pipeline, sample);
+  EXPECT_TRUE(sink.Wakes().empty());
+  EXPECT_GE(pipeline->stats().candidates_rejected, 2);
+
+  ASSERT_TRUE(pipeline->SetSensitivity("snowboy", 0.5));
+  ASSERT_TRUE(pipeline->SetSensitivity("view glass", 0.5));
+  PushSample(*pipeline, sample);
+  const std::vector<const WakeEvent*> wakes = sink.Wakes();
+  ASSERT_EQ(wakes.size(), 2u);
+  EXPECT_EQ(wakes[0]->keyword, "snowboy");
+  EXPECT_EQ(wakes[1]->keyword, "view glass");
+  for (const WakeEvent* wake : wakes) EXPECT_GE(wake->score, 0.73) << wake->keyword;
 }
 
 }  // namespace

@@ -51,13 +51,17 @@ for f in two noise; do
   check "run $f golden" diff -u "$src/tests/golden/run_$f.jsonl" out.txt
 done
 # Three keywords at once (tools/samples/make_three_keywords.sh: "computer", "snowboy" and "view
-# glass", each with a request): a wake event for each, naming its keyword ("view glass" at
-# sensitivity 0.6: this synthetic voice scores under its default threshold).
+# glass", each with a request): a wake event for each, naming its keyword, the two from text with
+# their second stage's verified confidence; at sensitivity 0.1 that stage rejects them.
 cp "$src/tools/samples/three_keywords.flac" three.flac
 three="computer,$src/models/kws/snowboy.eshm,$src/models/kws/view_glass.eshm"
 check "run three keywords" status_is 0 "$earshot" run --stages vad,kws --set kws.models="$three" \
-  --set kws.sensitivities=0.5,0.5,0.6 three.flac
+  three.flac
 check "run three keywords golden" diff -u "$src/tests/golden/run_three.jsonl" out.txt
+check "run three keywords, two rejected" status_is 0 "$earshot" run --stages vad,kws \
+  --set kws.models="$three" --set kws.sensitivities=0.5,0.1,0.1 three.flac
+check "run three keywords, two rejected: computer alone" \
+  test "$(grep -c '"wake"' out.txt)-$(grep -c '"computer"' out.txt)" = 1-1
 # With the STT: the cascade's events in order, the request's final transcript among them.
 check "run sample all stages" status_is 0 "$earshot" run sample.flac
 check "run sample all json" valid_json_lines out.txt

@@ -176,5 +176,46 @@ TEST(KwsModel, RefusesABadPhraseOrThreshold) {
   }
 }
 
+std::vector<int32_t> Chars(const std::string& text) { return {text.begin(), text.end()}; }
+
+TEST(KwsModel, ReadsItsSecondStage) {
+  auto model = TrunkModel(1, 10, "verify.eshm",
+                          {Int32("kws_verify", {13107, 23920}),
+                           Int32("kws_verify_phones", Chars("S N OW B OY"))});
+  ASSERT_NE(model, nullptr);
+  ASSERT_TRUE(model->verify().has_value());
+  EXPECT_EQ(model->verify()->phones, "S N OW B OY");
+  EXPECT_EQ(model->verify()->candidate_threshold_q15, 13107);
+  EXPECT_EQ(model->verify()->default_threshold_q15, 23920);
+  auto plain = TrunkModel(1, 10, "plain.eshm");
+  ASSERT_NE(plain, nullptr);
+  EXPECT_FALSE(plain->verify().has_value());
+}
+
+TEST(KwsModel, RefusesABadSecondStage) {
+  const Tensor phones = Int32("kws_verify_phones", Chars("K AH M"));
+  const Tensor verify = Int32("kws_verify", {13107, 23920});
+  const std::vector<std::pair<std::vector<Tensor>, std::string>> cases = {
+      {{verify}, "kws_verify without kws_verify_phones"},
+      {{phones}, "kws_verify_phones without kws_verify"},
+      {{Int32("kws_verify", {0, 23920}), phones}, "kws_verify = 0: expected"},
+      {{Int32("kws_verify", {13107, 32768}), phones}, "in [1, 32767]"},
+      {{Int32("kws_verify", {13107}), phones}, "kws_verify"},
+      {{verify, Int32("kws_verify_phones", Chars("K ah"))}, "upper-case letters"},
+      {{verify, Int32("kws_verify_phones", Chars("K  AH"))}, "between single spaces"},
+      {{verify, Int32("kws_verify_phones", Chars(" K"))}, "between single spaces"},
+      {{verify, Int32("kws_verify_phones", {})}, "between single spaces"},
+  };
+  for (const auto& [extra, cause] : cases) {
+    std::vector<Tensor> tensors = TrunkModelTensors(1, 10);
+    tensors.insert(tensors.end(), extra.begin(), extra.end());
+    const std::string path = testing_util::WriteModel("kws-mlp", tensors, "bad_verify.eshm");
+    auto model = KwsModel::Load(path, features::FrontEndConfig{});
+    ASSERT_FALSE(model.ok()) << cause;
+    EXPECT_NE(model.error().message.find(path + ": "), std::string::npos) << model.error().message;
+    EXPECT_NE(model.error().message.find(cause), std::string::npos) << model.error().message;
+  }
+}
+
 }  // namespace
 }  // namespace earshot::kws

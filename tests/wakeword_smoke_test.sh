@@ -2,7 +2,8 @@
 # Smoke test of the wake word from text (tools/train/train_wakeword.py): a phrase with a word the
 # dictionary cannot pronounce is a usage error naming the word; a tiny shared trunk and two tiny
 # keyword models trained on it from text alone load in C++, score bit for bit as the scripts'
-# integer reference, carry their phrase and share the trunk's bytes. Skips without PyTorch, the
+# integer reference, carry their phrase and their second stage (the phones and the default
+# thresholds) and share the trunk's bytes. Skips without PyTorch, the
 # synthesisers or the data.
 # Usage: tests/wakeword_smoke_test.sh BUILD_DIR
 set -euo pipefail
@@ -50,6 +51,9 @@ for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen 
     files[name] = t
     assert "".join(chr(c) for c in t["kws_phrase"]) == phrase, t["kws_phrase"]
     assert 16384 <= int(t["kws_default_threshold"][0]) <= 31129
+    assert list(t["kws_verify"]) == [13107, 23920], t["kws_verify"]  # 0.4 and 0.73, the defaults
+    phones = "".join(chr(c) for c in t["kws_verify_phones"])
+    assert phones == {"hey_snowboy": "HH EY S N OW B OY", "kitchen_light": "K IH CH AH N L AY T"}[name], phones
     q = vad_export.mlp_from_tensors(t)
     rows = vad_input.stack_context(kws_input.frame_inputs(mel, tuple(t["kws_transform"])), q["context"])
     want = vad_export.run_int(q, rows)

@@ -1,10 +1,18 @@
 // `earshot kws`: every keyword's score at every 10 ms hop of a file (ungated).
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
 
 #include "audio/frame_source.h"
+#include "audio/ring_buffer.h"
 #include "features/front_end.h"
+#include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/keywords.h"
+#include "models/stt/keyphrase_verifier.h"
+#include "statemachine/model_library.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -18,7 +26,10 @@ constexpr std::string_view kUsage =
     "in their order, with no VAD gating: t is the end of the hop in seconds, keyword the\n"
     "keyword's name (kws.names, else its model's phrase, else its file's name without .eshm),\n"
     "score the spotter's P(keyword ends here) in [0,1].\n"
-    "  --model F   a keyword's model file; once per keyword (together: --set kws.models=F,...)\n";
+    "  --model F   a keyword's model file; once per keyword (together: --set kws.models=F,...)\n"
+    "  --verified  for a keyword with a second stage (a model trained from text), the score is its\n"
+    "              verified confidence in [0,1] on the hop where a candidate is decided (the\n"
+    "              spotter's run over its candidate threshold ended), 0 on the others\n";
 
 // --model's files as kws.models, or nothing when there is none.
 Result<std::optional<std::string>> ModelsSetting(const Args& args) {
@@ -35,6 +46,41 @@ Result<std::optional<std::string>> ModelsSetting(const Args& args) {
   if (!any) return std::optional<std::string>();
   return std::optional<std::string>("kws.models=" + models);
 }
+
+// --verified: each checked keyword's candidates (its spotter's runs over its candidate threshold,
+// as the pipeline's detector finds them) and their verified confidence.
+class Candidates {
+ public:
+  Candidates(std::shared_ptr<const stt::KeyphraseVerifier> verifier,
+             const std::vector<kws::Keyword>& keywords, kws::KwsConfig config)
+      : verifier_(std::move(verifier)),
+        ring_(stt::kVerifyFramesBefore + config.max_hold_frames + stt::kVerifyFramesAfter + 1, 0) {
+    config.refractory_frames = 0;  // every candidate, as the pipeline's rejected ones
+    for (size_t k = 0; k < keywords.size(); ++k) {
+      const std::optional<kws::KwsVerify>& verify = keywords[k].model->verify();
+      config.threshold_q15 = verify ? verify->candidate_threshold_q15 : 32768;
+      detectors_.emplace_back(config);
+    }
+  }
+  // Hop `hop`'s audio and scores; `shown[k]` of each checked keyword becomes its confidence.
+  void Push(int64_t hop, const audio::Frame& frame, std::span<const uint16_t> scores,
+            std::vector<double>& shown) {
+    ring_.Push(frame, {});
+    for (size_t k = 0; k < detectors_.size(); ++k) {
+      if (!verifier_->checks(k)) continue;
+      shown[k] = 0.0;
+      if (std::optional<kws::Wake> wake = detectors_[k].Push(hop, scores[k])) {
+        shown[k] = verifier_->Confidence(k, wake->frame, wake->score_q15 / 32767.0, ring_, scratch_);
+      }
+    }
+  }
+
+ private:
+  std::shared_ptr<const stt::KeyphraseVerifier> verifier_;
+  std::vector<kws::WakeDetector> detectors_;
+  audio::FrameRing ring_;
+  std::vector<int16_t> scratch_;
+};
 
 int Kws(const Args& command_args) {
   Args args = command_args;
@@ -77,12 +123,25 @@ int Kws(const Args& command_args) {
     return kExitRuntime;
   }
   const std::vector<kws::Keyword>& keywords = (*set)->keywords();
+  std::optional<Candidates> candidates;
+  if (args.Has("--verified")) {
+    auto verifier = statemachine::LoadKeywordVerifier(*cfg, **set);
+    if (!verifier.ok()) {
+      PrintError(verifier.error().message);
+      return kExitRuntime;
+    }
+    if (*verifier) candidates.emplace(*verifier, keywords, *kws_config);
+  }
   int64_t hop = 0;
-  Status s = ForEachFrame(**source, **front_end, [&](const features::FrontEnd& fe) {
-    session.Process(fe.logmel_db_q8());
+  std::vector<double> shown(keywords.size());
+  Status s = ForEachAudioFrame(**source, [&](const audio::Frame& frame) {
+    (*front_end)->Process(frame);
+    session.Process((*front_end)->logmel_db_q8());
+    for (size_t k = 0; k < keywords.size(); ++k) shown[k] = session.scores()[k] / 32767.0;
+    if (candidates) candidates->Push(hop, frame, session.scores(), shown);
     const double t = static_cast<double>(++hop) / 100.0;
     for (size_t k = 0; k < keywords.size(); ++k) {
-      std::printf("%.2f\t%s\t%.5f\n", t, keywords[k].name.c_str(), session.scores()[k] / 32767.0);
+      std::printf("%.2f\t%s\t%.5f\n", t, keywords[k].name.c_str(), shown[k]);
     }
   });
   if (!s.ok()) {
@@ -95,6 +154,6 @@ int Kws(const Args& command_args) {
 }  // namespace
 
 const Command kKwsCommand{"kws", "print each keyword's score at every 10 ms hop", kUsage,
-                          {"--model"}, {}, Kws};
+                          {"--model"}, {"--verified"}, Kws};
 
 }  // namespace earshot::cli

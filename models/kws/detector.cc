@@ -28,6 +28,7 @@ std::optional<Wake> WakeDetector::Flush() {
 
 Wake WakeDetector::EndRun() {
   run_start_ = -1;
+  previous_wake_ = last_wake_;
   last_wake_ = run_last_;
   return Wake{run_last_, peak_q15_};
 }

@@ -25,6 +25,8 @@ class WakeDetector {
   std::optional<Wake> Flush();
   // A new threshold (a sensitivity set at run time) from the next Push on; a run in progress
   // goes on under it.
+  // The last wake was none after all (a second stage rejected it): no refractory period after it.
+  void Rejected() { last_wake_ = previous_wake_; }
   void set_threshold_q15(int32_t threshold_q15) { config_.threshold_q15 = threshold_q15; }
   int32_t threshold_q15() const { return config_.threshold_q15; }
 
@@ -35,6 +37,7 @@ class WakeDetector {
   int64_t run_last_ = -1;
   uint16_t peak_q15_ = 0;
   int64_t last_wake_ = INT64_MIN / 2;
+  int64_t previous_wake_ = INT64_MIN / 2;  // last_wake_ before the last wake
 };
 
 }  // namespace earshot::kws

@@ -41,6 +41,44 @@ Result<int32_t> ReadDefaultThreshold(const models::ModelFile& file) {
   return (*v)[0];
 }
 
+// kws_verify and kws_verify_phones, both or neither.
+Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
+  const bool has_phones = file.Has("kws_verify_phones");
+  if (!file.Has("kws_verify")) {
+    if (has_phones) return file.Fail("kws_verify_phones without kws_verify");
+    return std::optional<KwsVerify>();
+  }
+  if (!has_phones) return file.Fail("kws_verify without kws_verify_phones");
+  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_verify", {2});
+  if (!v.ok()) return v.error();
+  for (const int32_t threshold : *v) {
+    if (threshold < 1 || threshold > 32767) {
+      return file.Fail("kws_verify = " + std::to_string(threshold) +
+                       ": expected Q15 thresholds in [1, 32767]");
+    }
+  }
+  Result<std::vector<uint32_t>> dims = file.Dims("kws_verify_phones");
+  if (!dims.ok()) return dims.error();
+  if (dims->size() != 1 || (*dims)[0] > 512) {
+    return file.Fail("tensor 'kws_verify_phones' must be 1-D, at most 512 characters");
+  }
+  Result<std::vector<int32_t>> text = file.Read<int32_t>("kws_verify_phones", *dims);
+  if (!text.ok()) return text.error();
+  KwsVerify verify{std::string(), (*v)[0], (*v)[1]};
+  for (const int32_t c : *text) {
+    const bool space = c == ' ';
+    if (!(c >= 'A' && c <= 'Z') && !space) {
+      return file.Fail("kws_verify_phones: phones are upper-case letters between single spaces");
+    }
+    verify.phones += static_cast<char>(c);
+  }
+  const std::string& p = verify.phones;
+  if (p.empty() || p.front() == ' ' || p.back() == ' ' || p.find("  ") != std::string::npos) {
+    return file.Fail("kws_verify_phones: phones are upper-case letters between single spaces");
+  }
+  return std::optional<KwsVerify>(std::move(verify));
+}
+
 bool SameLayer(const models::Int8Dense& a, const models::Int8Dense& b) {
   return a.inputs == b.inputs && a.outputs == b.outputs && a.kernel_frames == b.kernel_frames &&
          a.stride_frames == b.stride_frames && a.frame_width == b.frame_width &&
@@ -84,6 +122,8 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   if (!phrase.ok()) return phrase.error();
   Result<int32_t> threshold = ReadDefaultThreshold(*file);
   if (!threshold.ok()) return threshold.error();
+  Result<std::optional<KwsVerify>> verify = ReadVerify(*file);
+  if (!verify.ok()) return verify.error();
   model->pooled_bands_ = file->features().mel_bands / 2;
   Result<models::Int8Mlp> mlp = models::Int8Mlp::Load(
       *file, model->pooled_bands_ * static_cast<int>(model->context_.size()));
@@ -93,6 +133,7 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   model->log_floor_db_q8_ = static_cast<int16_t>(front_end.log_floor_db * 256);
   model->phrase_ = std::move(phrase).value();
   model->default_threshold_q15_ = *threshold;
+  model->verify_ = std::move(verify).value();
   model->trunk_layers_ =
       ConvStream::StreamedLayers(model->mlp_, model->context_, model->pooled_bands_);
   return std::shared_ptr<const KwsModel>(std::move(model));

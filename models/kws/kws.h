@@ -21,6 +21,12 @@
 //                                    (phrase.h): "hey snowboy". The keyword's default name.
 //   kws_default_threshold  int32[1]  optional: the score threshold at sensitivity 0.5 in Q15
 //                                    (1 .. 32767, 1.0 = 32768); absent: 26214 (0.8)
+//   kws_verify             int32[2]  optional, with kws_verify_phones: the keyword is checked by
+//                                    the second stage (models/stt/keyphrase_verifier.h):
+//                                    {the first stage's threshold, whatever the sensitivity; the
+//                                    verified confidence's threshold at sensitivity 0.5}, Q15
+//   kws_verify_phones      int32[N]  the phrase's phones in the speech-to-text acoustic model's
+//                                    phone set, one ASCII code point each: "S N OW B OY"
 #pragma once
 
 #include <cstdint>
@@ -41,6 +47,13 @@
 namespace earshot::kws {
 
 inline constexpr int32_t kDefaultThresholdQ15 = 26214;  // 0.8 in Q15
+
+// A keyword's second stage, as its model file states it (kws_verify, kws_verify_phones).
+struct KwsVerify {
+  std::string phones;                   // "S N OW B OY": upper-case phones, one space between
+  int32_t candidate_threshold_q15 = 0;  // the first stage's threshold, whatever the sensitivity
+  int32_t default_threshold_q15 = 0;    // the confidence's threshold at sensitivity 0.5
+};
 
 struct KwsTransform {
   int32_t mean_shift;  // running band mean: mean += (pooled - mean) >> mean_shift
@@ -63,6 +76,8 @@ class KwsModel {
   const std::string& phrase() const { return phrase_; }
   // The threshold of sensitivity 0.5, Q15 (kws_default_threshold, else kDefaultThresholdQ15).
   int32_t default_threshold_q15() const { return default_threshold_q15_; }
+  // The second stage the file asks for (kws_verify); none for a keyword the first stage decides.
+  const std::optional<KwsVerify>& verify() const { return verify_; }
   // Leading layers streamed per hop (conv_stream.h; 0: the whole network runs on every hop).
   int trunk_layers() const { return trunk_layers_; }
 
@@ -76,6 +91,7 @@ class KwsModel {
   int16_t log_floor_db_q8_ = 0;  // the front end's floor, which NoiseSuppression keeps
   std::string phrase_;
   int32_t default_threshold_q15_ = kDefaultThresholdQ15;
+  std::optional<KwsVerify> verify_;
   int trunk_layers_ = 0;
 };
 

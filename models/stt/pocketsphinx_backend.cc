@@ -2,7 +2,6 @@
 
 #include <pocketsphinx.h>
 #include <sphinxbase/ckd_alloc.h>
-#include <sphinxbase/err.h>
 #include <sphinxbase/feat.h>
 #include <sys/stat.h>
 
@@ -10,11 +9,8 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
-#include <csetjmp>
-#include <cstdarg>
 #include <cstdio>
 #include <cstring>
-#include <mutex>
 #include <vector>
 
 #include "config/read_file.h"
@@ -23,6 +19,7 @@
 #include "models/stt/espeak_pronounce.h"
 #include "models/stt/command_decoder.h"
 #include "models/stt/language_model_check.h"
+#include "models/stt/pocketsphinx_init.h"
 #include "models/stt/feat_params.h"
 #include "models/stt/jsgf_check.h"
 
@@ -77,62 +74,6 @@ std::vector<std::string> CommandSetArgs(double word_cost) {
   char wip[32];
   std::snprintf(wip, sizeof wip, "%.6g", std::exp(-word_cost));
   return {"-lw", "6", "-silprob", "1", "-wip", wip};
-}
-
-// pocketsphinx logs through one process-wide callback (installed by the first Load): its chatter
-// is dropped, the calling thread's errors are kept to say why a load failed (all of them: for a
-// language model it tries as ARPA text, then as binary, the first says what is wrong with the text,
-// the last only that it is not binary either), and a fatal error outside InitCatchingFatal, after
-// which the library exits the process, is printed on stderr first.
-thread_local std::string t_errors;
-
-void KeepError(const char* text) {
-  constexpr size_t kEnough = 1000;  // a dictionary can have an error on every line
-  if (t_errors.size() > kEnough) return;
-  t_errors += (t_errors.empty() ? "" : "; ") + std::string(text);
-  if (t_errors.size() > kEnough) t_errors += "; ...";
-}
-
-// A fatal error inside ps_init (a model file it cannot read, a front end it cannot build) would end
-// the process: a Reload or a profile swap would take the daemon down. While InitCatchingFatal runs,
-// the log callback jumps back into it with the message instead.
-thread_local std::jmp_buf* t_on_fatal = nullptr;
-thread_local char t_fatal_text[1024];
-
-void OnPocketsphinxLog(void* /*user_data*/, err_lvl_t level, const char* format, ...) {
-  if (level < ERR_ERROR) return;
-  char text[sizeof t_fatal_text];
-  va_list args;
-  va_start(args, format);
-  std::vsnprintf(text, sizeof text, format, args);
-  va_end(args);
-  size_t length = std::strlen(text);
-  while (length > 0 && (text[length - 1] == '\n' || text[length - 1] == ' ')) text[--length] = 0;
-  if (level == ERR_FATAL && t_on_fatal != nullptr) {
-    // Nothing in this frame needs destroying: the jump leaves it as a return would.
-    std::memcpy(t_fatal_text, text, length + 1);
-    std::longjmp(*t_on_fatal, 1);
-  }
-  if (level == ERR_FATAL) std::fprintf(stderr, "earshot: stt: pocketsphinx: %s\n", text);
-  KeepError(text);
-}
-
-// ps_init, returning nullptr (the message in t_errors) after a fatal error. The jump skips
-// pocketsphinx's own frames, so the half-built decoder is leaked: a broken model is rare, and the
-// process lives on. No object with a destructor lives in this frame across the jump.
-ps_decoder_t* InitCatchingFatal(cmd_ln_t* cmd) {
-  std::jmp_buf on_fatal;
-  ps_decoder_t* volatile decoder = nullptr;
-  if (setjmp(on_fatal) == 0) {
-    t_on_fatal = &on_fatal;
-    decoder = ps_init(cmd);
-  }
-  t_on_fatal = nullptr;
-  if (decoder == nullptr && t_fatal_text[0] != 0) {
-    KeepError(t_fatal_text);
-    t_fatal_text[0] = 0;
-  }
-  return decoder;
 }
 
 // stt.words as JSGF alternatives: each a dictionary word, of the characters a JSGF token takes
@@ -212,7 +153,7 @@ std::vector<std::string> AddPhoneWords(ps_decoder_t* decoder) {
     for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (ps_add_word(decoder, word.c_str(), phone, FALSE) >= 0) words.push_back(std::move(word));
   }
-  t_errors.clear();  // a phone the model lacks is logged as an error: it is only left out
+  (void)TakePocketsphinxErrors();  // a phone the model lacks is logged as an error: it is only left out
   return words;
 }
 
@@ -498,9 +439,6 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   } else if (c.front_end != "pocketsphinx") {
     return Error{"stt.front_end '" + c.front_end + "': expected pocketsphinx or earshot"};
   }
-  static std::once_flag log_callback;
-  std::call_once(log_callback, [] { err_set_callback(OnPocketsphinxLog, nullptr); });
-  t_errors.clear();
   // -logfn: what pocketsphinx prints outside its log calls (its configuration table) goes nowhere.
   std::vector<std::string> args = {"-hmm", c.acoustic_model, "-dict", c.dictionary,
                                    "-logfn", "/dev/null"};
@@ -510,12 +448,15 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     for (std::string& a : CommandSetArgs(c.command_word_cost)) args.push_back(std::move(a));
   }
   for (std::string& a : ProfileArgs(c.profile, !use_lm)) args.push_back(std::move(a));
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  cmd_ln_t* cmd =
-      cmd_ln_parse_r(nullptr, ps_args(), static_cast<int32>(argv.size()), argv.data(), FALSE);
-  ps_decoder_t* decoder = cmd != nullptr ? InitCatchingFatal(cmd) : nullptr;
-  if (cmd != nullptr) cmd_ln_free_r(cmd);
+  const std::string what = c.acoustic_model + " / " +
+                           (use_lm                      ? c.language_model
+                            : !c.command_sets.empty()   ? "stt.commands"
+                            : c.grammar.empty()         ? "stt.words"
+                                                        : c.grammar) +
+                           " / " + c.dictionary;
+  Result<ps_decoder_t*> made_decoder = MakePocketsphinxDecoder(args, what);
+  if (!made_decoder.ok()) return Error{"stt: " + made_decoder.error().message};
+  ps_decoder_t* decoder = *made_decoder;
   if (decoder != nullptr && !c.words.empty()) {
     if (Status words = CheckWords(decoder, c.words, c.dictionary); !words.ok()) {
       ps_free(decoder);
@@ -533,7 +474,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
       return sets.error();
     }
   }
-  const std::string logged = t_errors;
+  const std::string logged = TakePocketsphinxErrors();
   // pocketsphinx goes on after some errors: a grammar's undefined rule leaves a grammar that
   // never matches (every transcript empty). An error logged is a failed load.
   if (decoder != nullptr && !logged.empty()) {
@@ -541,12 +482,8 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     decoder = nullptr;
   }
   if (decoder == nullptr) {
-    return Error{"stt: pocketsphinx could not load " + c.acoustic_model + " / " +
-                 (use_lm                      ? c.language_model
-                  : !c.command_sets.empty()   ? "stt.commands"
-                  : c.grammar.empty()         ? "stt.words"
-                                              : c.grammar) +
-                 " / " + c.dictionary + (logged.empty() ? "" : ": " + logged)};
+    return Error{"stt: pocketsphinx could not load " + what +
+                 (logged.empty() ? "" : ": " + logged)};
   }
   auto model = std::shared_ptr<PocketsphinxModel>(
       new PocketsphinxModel(std::make_shared<PocketsphinxDecoder>(decoder), !use_lm,

@@ -5,7 +5,8 @@
 # -40 dBFS (kws_channel.py). All the models run together, as the device runs them (one pass of
 # `earshot kws` with every --model). Prints a row per keyword and condition: the miss rate at 0
 # false accepts and at <= 1 FA/h (DET curves as OUT_DIR/COND/NAME.det.tsv and .png), and the miss
-# rate and FA/h at the model's default sensitivity (its kws_default_threshold).
+# rate and FA/h at the model's default sensitivity (its kws_default_threshold; with `-- --verified`,
+# the scores of `earshot kws --verified` and a second stage's kws_verify threshold).
 # Usage: tools/eval/wakeword_eval.sh EVAL_DIR BG10H_DIR OUT_DIR PREFIX=MODEL... [-- earshot kws options]
 #   PREFIX: the keyword's clip ids in the lists (computer_, snowboy_, view_glass_)
 # Environment: KWS_CHANNEL_DIR keeps the channel audio between runs (default OUT_DIR/channel);
@@ -31,6 +32,8 @@ channel=${KWS_CHANNEL_DIR:-$out/channel}
 mkdir -p "$out" "$channel"
 model_args=()
 for m in "${models[@]}"; do model_args+=(--model "$m"); done
+verified=
+for o in "${options[@]}"; do if [ "$o" = --verified ]; then verified=1; fi; done
 # The keywords' names, as earshot prints them (kws.names, the phrase, or the file's name).
 "$earshot" kws "${model_args[@]}" "${options[@]}" "$root/tools/samples/computer_request.flac" \
   > "$out/names.tsv"
@@ -65,6 +68,6 @@ for cond in ${KWS_CONDITIONS:-full lowpass hum}; do
     name=${names[$i]// /_}
     row=$(tail -1 "$out/$cond/$name.score.txt")
     printf '%s\t%s\t%s\t%s\t%s\n' "${names[$i]}" "$cond" "$(cut -f6 <<< "$row")" "$(cut -f8 <<< "$row")" \
-      "$("$here/kws_at_threshold.py" "$out/$cond/$name.det.tsv" "${models[$i]}")"
+      "$("$here/kws_at_threshold.py" "$out/$cond/$name.det.tsv" "${models[$i]}" ${verified:+--verified})"
   done
 done

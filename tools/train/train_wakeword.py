@@ -5,6 +5,7 @@ usage: tools/train/train_wakeword.py PHRASE --out FILE [--trunk models/kws/trunk
            [--data ../shared/data] [--earshot build/tools/earshot] [--log FILE]
            [--positives 800] [--near 60] [--streams 200] [--epochs 6] [--mine-rounds 3]
            [--hidden 16] [--channel 0.5] [--seed N] [--synth cache|DIR] [--tiny]
+           [--verify-candidate 0.4] [--verify-threshold 0.73] [--no-verify]
 e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models/kws/hey_snowboy.eshm
 
 1. The phrase's pronunciation from the pocketsphinx dictionary (pronounce.py; a word it does not
@@ -29,7 +30,10 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
 5. The model file: the trunk's layers and the head, the phrase (kws_phrase) and the threshold
    that sensitivity 0.5 gives (kws_default_threshold: the lowest score that a fresh draw of
    streams of real negatives, no synthetic speech, reaches at most once in ten hours of them (at
-   most 0 times in fewer hours), within 0.5-0.95).
+   most 0 times in fewer hours), within 0.5-0.95); unless --no-verify, the second stage
+   (wakeword_verify.py: the phrase's phones, checked on the device by pocketsphinx's acoustic
+   model whenever the spotter's score passes --verify-candidate; the sensitivity is then that
+   check's, 0.5 at a verified confidence of --verify-threshold).
 --tiny: a few streams and clips (the smoke test: a model in well under a minute, not a good one).
 """
 import os
@@ -48,6 +52,7 @@ import kws_synth  # noqa: E402
 import kws_trunk  # noqa: E402
 import pronounce  # noqa: E402
 import vad_export  # noqa: E402
+import wakeword_verify  # noqa: E402
 from augment import NoiseBank, is_dev, list_audio, read_rirs  # noqa: E402
 from kws_data import Sources, make_set  # noqa: E402
 from mlp_train import open_log  # noqa: E402
@@ -138,15 +143,16 @@ def calibrated_threshold(q, feats, y, hops_per_hour=360000, merge_hops=100):
     return int(0.95 * 32767)
 
 
-def export(path, trunk, cut, q, phrase, threshold_q15):
+def export(path, trunk, cut, q, phrase, threshold_q15, verify):
     """The model file: the trunk's shared int8 convolutions (before `cut`), then the quantised
-    layers q (quantised(): they score rows of Features), the phrase and its default threshold."""
+    layers q (quantised(): they score rows of Features), the phrase and its default threshold, and
+    `verify`, the second stage's tensors (wakeword_verify.tensors; [] for none)."""
     layers, _, context, transform, _ = trunk
     full = dict(layers=list(layers[:cut]) + q["layers"], sigmoid=q["sigmoid"], context=context)
     items = [("context", np.array(context, np.int32)), ("kws_transform", np.array(transform, np.int32)),
              ("kws_phrase", np.array([ord(c) for c in phrase], np.int32)),
              ("kws_default_threshold", np.array([threshold_q15], np.int32))]
-    vad_export.write_tensors(path, "kws-mlp", items + vad_export.mlp_tensors(full))
+    vad_export.write_tensors(path, "kws-mlp", items + verify + vad_export.mlp_tensors(full))
 
 
 def quantised(net, calibration, context):
@@ -176,6 +182,12 @@ def parse_args():
     p.add_argument("--near-frac", type=float, default=0.25, help="share of synthetic negatives")
     p.add_argument("--seed", type=int, default=SEED)
     p.add_argument("--synth", default="cache", help="the synthetic speech cache dir ('cache': the default)")
+    p.add_argument("--verify-candidate", type=float, default=wakeword_verify.CANDIDATE,
+                   help="the second stage: the spotter's threshold for a candidate")
+    p.add_argument("--verify-threshold", type=float, default=wakeword_verify.THRESHOLD,
+                   help="the second stage: the verified confidence's threshold at sensitivity 0.5")
+    p.add_argument("--no-verify", action="store_true",
+                   help="no second stage: the spotter alone decides, at its calibrated threshold")
     p.add_argument("--tiny", action="store_true", help="a few streams and clips (smoke test)")
     args = p.parse_args()
     if args.tiny:
@@ -248,14 +260,18 @@ def main():
     q = quantised(net, calibration, trunk[2])
     threshold = calibrated_threshold(q, *feats.rows(mining_src.with_shares(near_frac=0.0), args.streams,
                                                     n_pos=0, n_neg=8))
-    export(args.out, trunk, feats.cut, q, phrase, threshold)
+    verify = [] if args.no_verify else wakeword_verify.tensors(
+        phones, args.verify_candidate, args.verify_threshold)
+    export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
     dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)
     log(f"int8: {dev_int}; default threshold {threshold / 32767:.3f}; wrote {args.out} "
         f"({os.path.getsize(args.out)} bytes) in {time.time() - t_start:.0f} s")
-    write_card(args, phrase, spoken, phones, near, trunk, len(synth["pos"]), dev_int, threshold)
+    write_card(args, phrase, spoken, phones, near, trunk, len(synth["pos"]), dev_int, threshold,
+               "" if args.no_verify else wakeword_verify.card_text(
+                   phones, args.verify_candidate, args.verify_threshold))
 
 
-def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15):
+def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15, verify):
     """The model card beside the model (FILE.md): what it is, how it was made, what it expects."""
     rest, skip = [], False
     for a in sys.argv[2:]:  # the machine's own paths (--data, --earshot) left out
@@ -276,7 +292,7 @@ def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, thresh
   for all of them), then this phrase's head: 448 -> {args.hidden} -> 1 (int8).
 - Default threshold (sensitivity 0.5): {threshold_q15 / 32767:.3f}, the lowest score that a fresh
   draw of streams of real negatives (no synthetic speech) reached at most once in ten hours.
-
+{verify}
 ## Training data
 - Positives: {n_pos} renditions of the phrase by espeak-ng (every English accent and voice variant)
   and flite voices, rates, pitches and pauses varied, augmented (gain, speed, room reverberation,

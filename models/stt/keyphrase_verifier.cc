@@ -1,0 +1,105 @@
+#include "models/stt/keyphrase_verifier.h"
+
+#include <pocketsphinx.h>
+
+#include <algorithm>
+
+#include "config/read_file.h"
+#include "models/stt/acoustic_model_check.h"
+#include "models/stt/pocketsphinx_init.h"
+
+namespace earshot::stt {
+namespace {
+
+std::string SearchName(size_t k) { return "keyword" + std::to_string(k); }
+
+// Keyword k's phrase as one dictionary word of its phones, and its keyphrase search.
+Status AddKeyword(ps_decoder_t* decoder, size_t k, const std::string& phones) {
+  const std::string word = "earshot_keyword_" + std::to_string(k);
+  if (ps_add_word(decoder, word.c_str(), phones.c_str(), TRUE) < 0) {
+    return Error{"keyword " + std::to_string(k + 1) + ": phones '" + phones +
+                 "' not all in the acoustic model: " + TakePocketsphinxErrors()};
+  }
+  if (ps_set_keyphrase(decoder, SearchName(k).c_str(), word.c_str()) < 0) {
+    return Error{"keyword " + std::to_string(k + 1) + ": no keyphrase search for '" + phones +
+                 "': " + TakePocketsphinxErrors()};
+  }
+  return OkStatus();
+}
+
+size_t PhoneCount(const std::string& phones) {
+  return static_cast<size_t>(std::count(phones.begin(), phones.end(), ' ')) + 1;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
+    const std::string& acoustic_model, const std::string& dictionary,
+    const std::vector<std::string>& phones) {
+  if (Status files = CheckAcousticModel(acoustic_model); !files.ok()) return files.error();
+  Result<uint64_t> size = config::RegularFileSize(dictionary, "a dictionary");
+  if (!size.ok()) return size.error();
+  // Every detection kept (the threshold is ours, after it); each candidate's audio normalised by
+  // its own cepstral mean, as a short command is; pocketsphinx's silence removal off, as for the
+  // speech-to-text (its frames must stay the audio's).
+  Result<ps_decoder_t*> decoder = MakePocketsphinxDecoder(
+      {"-hmm", acoustic_model, "-dict", dictionary, "-logfn", "/dev/null", "-kws_threshold",
+       "1e-200", "-cmn", "batch", "-remove_silence", "no"},
+      acoustic_model + " / " + dictionary);
+  if (!decoder.ok()) return decoder.error();
+  std::shared_ptr<KeyphraseVerifier> verifier(new KeyphraseVerifier(*decoder, phones));
+  if (const std::string logged = TakePocketsphinxErrors(); !logged.empty()) {
+    return Error{"pocketsphinx could not load " + acoustic_model + " / " + dictionary + ": " +
+                 logged};
+  }
+  for (size_t k = 0; k < phones.size(); ++k) {
+    if (phones[k].empty()) continue;
+    if (Status added = AddKeyword(*decoder, k, phones[k]); !added.ok()) return added.error();
+  }
+  return std::shared_ptr<const KeyphraseVerifier>(std::move(verifier));
+}
+
+KeyphraseVerifier::~KeyphraseVerifier() { ps_free(decoder_); }
+
+std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t> samples) const {
+  if (!checks(k) || samples.empty()) return std::nullopt;
+  const int min_frames = 3 * static_cast<int>(PhoneCount(phones_[k]));
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
+    return std::nullopt;
+  }
+  ps_process_raw(decoder_, samples.data(), samples.size(), FALSE, TRUE);
+  ps_end_utt(decoder_);
+  std::optional<double> best;
+  for (ps_seg_t* seg = ps_seg_iter(decoder_); seg != nullptr; seg = ps_seg_next(seg)) {
+    int first = 0, last = 0;
+    ps_seg_frames(seg, &first, &last);
+    int32 acoustic = 0, language = 0, backoff = 0;
+    const int32 ratio = ps_seg_prob(seg, &acoustic, &language, &backoff);
+    const int frames = last - first + 1;
+    if (frames < min_frames) continue;
+    const double per_frame = static_cast<double>(ratio) / frames;
+    if (!best || per_frame > *best) best = per_frame;
+  }
+  return best;
+}
+
+double KeyphraseVerifier::Confidence(size_t k, int64_t frame, double spotter,
+                                     const audio::FrameRing& ring,
+                                     std::vector<int16_t>& scratch) const {
+  scratch.clear();
+  const int64_t first = std::max(ring.begin(), frame - kVerifyFramesBefore);
+  const int64_t end = std::min(ring.end(), frame + kVerifyFramesAfter + 1);
+  for (int64_t j = first; j < end; ++j) {
+    const std::span<const int16_t> samples = ring.Samples(j);
+    scratch.insert(scratch.end(), samples.begin(), samples.end());
+  }
+  return VerifiedConfidence(spotter, Score(k, scratch));
+}
+
+double VerifiedConfidence(double spotter, std::optional<double> score) {
+  if (!score) return 0.0;
+  return std::clamp(1.0 + (*score + 20.0 * spotter) / 100.0, 0.0, 1.0);
+}
+
+}  // namespace earshot::stt

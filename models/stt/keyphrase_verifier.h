@@ -1,0 +1,70 @@
+// KeyphraseVerifier: the second stage of the keywords trained from text. The int8 keyword spotter
+// (models/kws) learnt its phrase from synthetic voices; on people it needs a low threshold to hear
+// them, and then wakes on other speech. Each time it fires there (a candidate), this checks the
+// last 1.8 s of audio with pocketsphinx's acoustic model, trained on many hours of real speakers:
+// its keyphrase search aligns the phrase's phones against a free loop of the model's phones, and
+// the candidate's score is the best log-likelihood ratio per frame of the phrase's path over the
+// loop's (0 at best; pocketsphinx's log units), among the phrase's detections that give each phone
+// at least 3 frames. VerifiedConfidence joins it with the spotter's score. Measured on the shared
+// wake-word protocol in docs/research/wakeword.md.
+// The decoder is one, behind a mutex: Score may be called from any thread, one at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "audio/ring_buffer.h"
+#include "config/result.h"
+
+typedef struct ps_decoder_s ps_decoder_t;
+
+namespace earshot::stt {
+
+// The audio a candidate is checked on, in 10 ms frames around the spotter's last hop over its
+// threshold: the phrase ends about there, and may have begun 1.5 s before.
+inline constexpr int kVerifyFramesBefore = 150;
+inline constexpr int kVerifyFramesAfter = 30;
+
+class KeyphraseVerifier {
+ public:
+  // `phones[k]`: keyword k's phones ("S N OW B OY"), or "" for a keyword that is not checked.
+  // `acoustic_model` and `dictionary` as stt.acoustic_model and stt.dictionary. Errors name the
+  // files, or the keyword and the phone the acoustic model does not have.
+  static Result<std::shared_ptr<const KeyphraseVerifier>> Load(
+      const std::string& acoustic_model, const std::string& dictionary,
+      const std::vector<std::string>& phones);
+  ~KeyphraseVerifier();
+  KeyphraseVerifier(const KeyphraseVerifier&) = delete;
+  KeyphraseVerifier& operator=(const KeyphraseVerifier&) = delete;
+
+  // Keyword k's score in `samples` (16 kHz mono), or none when pocketsphinx finds no detection of
+  // the phrase there long enough to count (or k is not checked).
+  std::optional<double> Score(size_t k, std::span<const int16_t> samples) const;
+  // The verified confidence (VerifiedConfidence) of keyword k's candidate whose last hop over the
+  // spotter's threshold is stream frame `frame`, its peak score `spotter` (0 .. 1): scored on what
+  // `ring` holds of frames [frame - kVerifyFramesBefore, frame + kVerifyFramesAfter], copied into
+  // `scratch` (which keeps its capacity from call to call).
+  double Confidence(size_t k, int64_t frame, double spotter, const audio::FrameRing& ring,
+                    std::vector<int16_t>& scratch) const;
+  bool checks(size_t k) const { return k < phones_.size() && !phones_[k].empty(); }
+
+ private:
+  KeyphraseVerifier(ps_decoder_t* decoder, std::vector<std::string> phones)
+      : decoder_(decoder), phones_(std::move(phones)) {}
+  ps_decoder_t* decoder_;
+  std::vector<std::string> phones_;
+  mutable std::mutex mutex_;
+};
+
+// A checked candidate's confidence in [0, 1] from the spotter's peak score (0 .. 1) and the
+// verifier's score: 1 + (score + 20 * spotter) / 100, clamped; 0 without a score. The spotter's
+// weight: a tenth of the verifier's range of scores on the protocol's candidates
+// (docs/research/wakeword.md).
+double VerifiedConfidence(double spotter, std::optional<double> score);
+
+}  // namespace earshot::stt

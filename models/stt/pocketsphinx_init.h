@@ -1,0 +1,25 @@
+// A pocketsphinx decoder made from its command-line arguments, safely: the library's log goes to
+// one process-wide callback (installed on first use) that drops its chatter and keeps the calling
+// thread's errors, and a fatal error inside ps_init (a model file it cannot read), after which the
+// library would end the process, comes back as an error instead.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/result.h"
+
+typedef struct ps_decoder_s ps_decoder_t;
+
+namespace earshot::stt {
+
+// The decoder of `args` ("-hmm", dir, ...), owned by the caller (ps_free); an error with what
+// pocketsphinx logged when it cannot make one. `what` names the models in the error.
+Result<ps_decoder_t*> MakePocketsphinxDecoder(const std::vector<std::string>& args,
+                                              const std::string& what);
+
+// The errors pocketsphinx logged on this thread since the last call of either function (the
+// library goes on after some of them: callers treat any as a failure of what they just asked).
+std::string TakePocketsphinxErrors();
+
+}  // namespace earshot::stt
