@@ -121,9 +121,8 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> ModelLibrary::Verifier(Kws
   if (slot) return slot;
   auto verifier = LoadKeywordVerifier(config_, *kws_[static_cast<size_t>(size)]);
   if (!verifier.ok() || !*verifier) return verifier;
-  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config_);
-  Stamp(stt_config->acoustic_model);
-  Stamp(stt_config->dictionary);
+  Stamp((*verifier)->acoustic_model());
+  Stamp((*verifier)->dictionary());
   slot = std::move(verifier).value();
   return slot;
 }

@@ -34,8 +34,10 @@ void Pipeline::MakeKeywordStage() {
     detectors_.emplace_back(config);
   }
   wakes_.reserve(keywords.size());
-  verify_samples_.reserve(
-      static_cast<size_t>(stt::kVerifyFramesBefore + stt::kVerifyFramesAfter) * audio::kFrameSamples);
+  // The window a candidate is checked on (KeyphraseVerifier::Confidence), so that no check
+  // allocates.
+  const int window_frames = stt::kVerifyFramesBefore + stt::kVerifyFramesAfter + 1;
+  verify_samples_.reserve(static_cast<size_t>(window_frames) * audio::kFrameSamples);
 }
 
 bool Pipeline::SetSensitivity(std::string_view name, double sensitivity) {
@@ -49,7 +51,8 @@ bool Pipeline::SetSensitivity(std::string_view name, double sensitivity) {
     if (models != &models_) continue;
     const kws::KwsModel& model = *models_.kws->keywords()[*k].model;
     if (verify_thresholds_[*k] >= 0) {
-      verify_thresholds_[*k] = kws::ThresholdQ15(sensitivity, model.verify()->default_threshold_q15);
+      verify_thresholds_[*k] =
+          kws::ThresholdQ15(sensitivity, model.verify()->default_threshold_q15);
     } else {
       detectors_[*k].set_threshold_q15(
           kws::ThresholdQ15(sensitivity, model.default_threshold_q15()));

@@ -59,6 +59,8 @@ TEST_F(KeyphraseVerifierTest, ScoresAPhraseHigherWhereItIsSaid) {
 }
 
 TEST_F(KeyphraseVerifierTest, ChecksOnlyTheKeywordsWithPhones) {
+  EXPECT_EQ(verifier_->acoustic_model(), kModel);  // the files a reload compares
+  EXPECT_EQ(verifier_->dictionary(), kDictionary);
   EXPECT_TRUE(verifier_->checks(0));
   EXPECT_FALSE(verifier_->checks(1));
   EXPECT_FALSE(verifier_->checks(3));

@@ -47,7 +47,7 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
        "1e-200", "-cmn", "batch", "-remove_silence", "no"},
       acoustic_model + " / " + dictionary);
   if (!decoder.ok()) return decoder.error();
-  std::shared_ptr<KeyphraseVerifier> verifier(new KeyphraseVerifier(*decoder, phones));
+  std::shared_ptr<KeyphraseVerifier> verifier(new KeyphraseVerifier(*decoder, phones, acoustic_model, dictionary));
   if (const std::string logged = TakePocketsphinxErrors(); !logged.empty()) {
     return Error{"pocketsphinx could not load " + acoustic_model + " / " + dictionary + ": " +
                  logged};

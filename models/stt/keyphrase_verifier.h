@@ -52,12 +52,21 @@ class KeyphraseVerifier {
   double Confidence(size_t k, int64_t frame, double spotter, const audio::FrameRing& ring,
                     std::vector<int16_t>& scratch) const;
   bool checks(size_t k) const { return k < phones_.size() && !phones_[k].empty(); }
+  // The files it was loaded from (Load's arguments).
+  const std::string& acoustic_model() const { return acoustic_model_; }
+  const std::string& dictionary() const { return dictionary_; }
 
  private:
-  KeyphraseVerifier(ps_decoder_t* decoder, std::vector<std::string> phones)
-      : decoder_(decoder), phones_(std::move(phones)) {}
+  KeyphraseVerifier(ps_decoder_t* decoder, std::vector<std::string> phones,
+                    std::string acoustic_model, std::string dictionary)
+      : decoder_(decoder),
+        phones_(std::move(phones)),
+        acoustic_model_(std::move(acoustic_model)),
+        dictionary_(std::move(dictionary)) {}
   ps_decoder_t* decoder_;
   std::vector<std::string> phones_;
+  std::string acoustic_model_;
+  std::string dictionary_;
   mutable std::mutex mutex_;
 };
 
