@@ -49,11 +49,13 @@ Manager::~Manager() {
   input_.reset();
   worker_.reset();  // closes the queue, joins the thread
   if (loader_.joinable()) loader_.join();
+  sensors_.reset();  // no sample is signalled after this
   sources_.clear();
   if (bus_) sd_bus_flush_close_unref(bus_);
   if (event_) sd_event_unref(event_);
   if (worker_fd_ >= 0) close(worker_fd_);
   if (reload_fd_ >= 0) close(reload_fd_);
+  if (sensors_fd_ >= 0) close(sensors_fd_);
   if (events_file_ && events_file_ != stdout) std::fclose(events_file_);
 }
 
@@ -141,13 +143,19 @@ Status Manager::SetUpEvents() {
   }
   worker_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   reload_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-  if (worker_fd_ < 0 || reload_fd_ < 0) return Error{"eventfd: " + std::string(strerror(errno))};
+  sensors_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  if (worker_fd_ < 0 || reload_fd_ < 0 || sensors_fd_ < 0) {
+    return Error{"eventfd: " + std::string(strerror(errno))};
+  }
   sd_event_source* s = nullptr;
   r = sd_event_add_io(event_, &s, worker_fd_, EPOLLIN, OnWorker, this);
   if (r < 0) return Errno("cannot watch the pipeline thread", r);
   sources_.emplace_back(s);
   r = sd_event_add_io(event_, &s, reload_fd_, EPOLLIN, OnReload, this);
   if (r < 0) return Errno("cannot watch the model loader", r);
+  sources_.emplace_back(s);
+  r = sd_event_add_io(event_, &s, sensors_fd_, EPOLLIN, OnSensors, this);
+  if (r < 0) return Errno("cannot watch the sensor poller", r);
   sources_.emplace_back(s);
   return OkStatus();
 }

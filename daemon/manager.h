@@ -2,13 +2,16 @@
 // connection (bus.cc holds its vtable), every event source (signals, watchdog, the input, the
 // worker's notifications, the reload loader), the frame queue and the pipeline's worker thread.
 //
-// Threads: everything here runs on the loop's thread except the pipeline (worker.h) and a model
-// reload in progress (a loader thread that only loads files). They talk through the FrameQueue
-// (audio and commands, in capture order) and eventfds watched by the loop.
+// Threads: everything here runs on the loop's thread except the pipeline (worker.h), a model
+// reload in progress (a loader thread that only loads files) and the sensor reads
+// (statemachine/sensor_poller.h). They talk through the FrameQueue (audio and commands, in
+// capture order) and eventfds watched by the loop.
 //
 // Profiles (profiles.cc): the governor (statemachine/governor.h) reads sysfs every governor.poll_ms
-// from a timer; its decisions and D-Bus SetProfile go through ApplyDecision(), the one place a
-// profile takes effect: the `profile` event, the property, and the profile's models, loaded on
+// from a timer, on the sensor poller's thread (a sensor that does not answer never holds the loop;
+// only the first reading, before READY=1, is waited for: a second at most per stuck attribute);
+// its decisions and D-Bus SetProfile go through ApplyDecision(), the one place a profile takes
+// effect: the `profile` event, the property, and the profile's models, loaded on
 // the loader thread (as a reload's are) and swapped by the pipeline at its next idle moment.
 //
 // Keywords (profiles.cc): the manager keeps the keywords of the models it last handed to the
@@ -36,7 +39,7 @@
 #include "statemachine/governor.h"
 #include "statemachine/json_sink.h"
 #include "statemachine/model_library.h"
-#include "statemachine/sensors.h"
+#include "statemachine/sensor_poller.h"
 
 namespace earshot::daemon {
 
@@ -117,7 +120,7 @@ class Manager {
       const config::Config& config);
   Result<statemachine::PipelineModels> SetUpGovernor();
   Status StartPolling();
-  void Poll();
+  void ApplySample(const SensorSample& sample);
   void ApplyDecision(const Decision& decision);
   void StartLoad(ModelLoad load);
   void OnLoadDone();
@@ -135,6 +138,7 @@ class Manager {
   static int OnSignal(sd_event_source* s, const struct signalfd_siginfo* si, void* userdata);
   static int OnWorker(sd_event_source* s, int fd, uint32_t revents, void* userdata);
   static int OnReload(sd_event_source* s, int fd, uint32_t revents, void* userdata);
+  static int OnSensors(sd_event_source* s, int fd, uint32_t revents, void* userdata);
 
   DaemonOptions options_;
   config::Config config_;
@@ -143,6 +147,7 @@ class Manager {
   std::unique_ptr<FrameQueue> queue_;
   int worker_fd_ = -1;  // eventfd: the worker has something for the loop
   int reload_fd_ = -1;  // eventfd: the loader thread is done
+  int sensors_fd_ = -1;  // eventfd: the sensor poller has a sample
   std::unique_ptr<PipelineWorker> worker_;
   std::unique_ptr<Input> input_;
   std::vector<EventSourcePtr> sources_;
@@ -150,7 +155,7 @@ class Manager {
   std::optional<JsonLinesSink> json_;
 
   std::optional<Governor> governor_;
-  std::unique_ptr<SensorReader> sensors_;
+  std::unique_ptr<SensorPoller> sensors_;
   std::shared_ptr<statemachine::ModelLibrary> library_;  // the models in use come from it
   ProfileModels active_sizes_;  // of the models the pipeline has (or gets at its next idle)
   ProfileModels wanted_sizes_;  // of the decision in force: active, or being loaded

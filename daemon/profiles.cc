@@ -37,7 +37,8 @@ Result<statemachine::PipelineModels> Manager::SetUpGovernor() {
   auto gov_config = GovernorConfig::FromConfig(config_);
   if (!gov_config.ok()) return gov_config.error();
   governor_.emplace(*gov_config);
-  sensors_ = std::make_unique<SensorReader>(gov_config->sysfs_root);
+  sensors_ = std::make_unique<SensorPoller>(gov_config->sysfs_root,
+                                            [fd = sensors_fd_] { SignalWakeup(fd); });
   auto library = MakeLibrary(config_);
   if (!library.ok()) return library.error();
   library_ = std::move(library).value();
@@ -52,22 +53,31 @@ Status Manager::StartPolling() {
   int r = sd_event_add_time_relative(event_, &s, CLOCK_MONOTONIC, poll_usec, 0, OnPollTimer, this);
   if (r < 0) return Error{"cannot start the governor's timer: " + std::string(strerror(-r))};
   sources_.emplace_back(s);  // one-shot, re-armed by OnPollTimer
-  // The first decision announces the profile.
-  Poll();
+  // The first decision announces the profile: on readings, waited for (start-up only).
+  ApplySample(sensors_->Read());
   return OkStatus();
 }
 
+// A poll begins a read on the poller's thread; OnSensors applies it when it is done. Take() here
+// gives what a read given up on left to report.
 int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
   auto* self = static_cast<Manager*>(userdata);
-  self->Poll();
+  self->sensors_->Start();
+  if (std::optional<SensorSample> sample = self->sensors_->Take()) self->ApplySample(*sample);
   sd_event_source_set_time(s,
                            usec + static_cast<uint64_t>(self->governor_->config().poll_ms) * 1000);
   sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
   return 0;
 }
 
-void Manager::Poll() {
-  SensorSample sample = sensors_->Read();
+int Manager::OnSensors(sd_event_source*, int fd, uint32_t, void* userdata) {
+  DrainWakeup(fd);
+  auto* self = static_cast<Manager*>(userdata);
+  if (std::optional<SensorSample> sample = self->sensors_->Take()) self->ApplySample(*sample);
+  return 0;
+}
+
+void Manager::ApplySample(const SensorSample& sample) {
   for (const std::string& warning : sample.warnings) {
     Publish(ErrorEvent{EventTime(), "governor", warning}, MonotonicUsec());
   }

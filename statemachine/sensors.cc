@@ -20,11 +20,17 @@ using Problems = std::vector<std::string>;
 constexpr int kMinTempMilliC = -40000;  // colder or hotter than a device survives: a bad sensor
 constexpr int kMaxTempMilliC = 150000;
 
+// The hook of the SensorReader::Read() running on this thread, if it has one (set for the call:
+// the helpers below are free functions).
+thread_local const SensorReader::BeforeRead* before_read_now = nullptr;
+
 // The text of a sysfs attribute without its trailing newline, or the cause it could not be read.
 // (POSIX read, not iostreams, to keep errno: sysfs reports a failing sensor as EIO or ENODATA.)
 // Only a regular file is read, opened without blocking and read once into a bounded buffer: a
 // FIFO or a device in its place (a fake tree, a mistake) would block the caller's loop for good.
+// One the hook skips is an error without a message, which is no problem to report.
 Result<std::string> ReadAttribute(const fs::path& path) {
+  if (before_read_now != nullptr && !(*before_read_now)(path)) return Error{""};
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return Error{path.string() + ": " + std::strerror(errno)};
   struct stat st {};
@@ -140,6 +146,7 @@ std::optional<int> HottestZone(const fs::path& thermal_dir, Problems* problems) 
 }  // namespace
 
 SensorSample SensorReader::Read() {
+  before_read_now = before_read_ ? &before_read_ : nullptr;
   Problems problems;
   std::error_code ec;
   if (!fs::is_directory(root_, ec)) {
@@ -157,8 +164,9 @@ SensorSample SensorReader::Read() {
   }
   sample.readings.charging = Charging(tally);
   sample.readings.temp_milli_c = HottestZone(root_ / "class" / "thermal", &problems);
+  before_read_now = nullptr;
   for (std::string& p : problems) {
-    if (reported_.insert(p).second) sample.warnings.push_back(std::move(p));
+    if (!p.empty() && reported_.insert(p).second) sample.warnings.push_back(std::move(p));
   }
   return sample;
 }

@@ -5,10 +5,13 @@
 // and a missing, unreadable or garbage file reads as unknown, with a warning reported once. Nothing
 // here is fatal and nothing prints; the caller logs the warnings it is given.
 //
-// Threading: a SensorReader is used by one thread at a time.
+// Threading: a SensorReader is used by one thread at a time. Its reads block while an attribute
+// does not answer (a sysfs read runs the driver, which may wait on an EC or an I2C bus):
+// SensorPoller (sensor_poller.h) reads off the caller's thread, with a deadline.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
@@ -46,8 +49,14 @@ class SensorReader {
   // zones: `temp` in millidegrees; values outside [-40, 150] C are garbage.
   SensorSample Read();
 
+  // Called before each attribute is opened; one it returns false for is not read and counts as
+  // unknown, with no warning (SensorPoller: the attribute being read, and those it gave up on).
+  using BeforeRead = std::function<bool(const std::filesystem::path& attribute)>;
+  void set_before_read(BeforeRead before_read) { before_read_ = std::move(before_read); }
+
  private:
   std::filesystem::path root_;
+  BeforeRead before_read_;
   std::set<std::string> reported_;  // every warning already given, so each is given once
 };
 

@@ -5,9 +5,14 @@
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
+#include <algorithm>
+#include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 
+#include "statemachine/sensor_poller.h"
 #include "statemachine/sensor_timeline.h"
 #include "tests/temp_path.h"
 
@@ -161,6 +166,66 @@ TEST(SensorReader, AFifoIsSkippedNotWaitedFor) {
   ASSERT_EQ(s.warnings.size(), 1u);
   EXPECT_TRUE(Mentions(s.warnings, "thermal_zone0/temp", "not a regular file"));
   EXPECT_TRUE(reader.Read().warnings.empty());  // reported once
+}
+
+// The poller's hook: an attribute it refuses is not read, is unknown and is no problem to report.
+TEST(SensorReader, BeforeReadSkipsAnAttribute) {
+  FakeSysfs sys("skip");
+  sys.Battery("BAT0", "50", "Discharging");
+  sys.Zone(0, "cpu", "70000");
+  SensorReader reader(sys.root());
+  std::vector<std::string> asked;
+  reader.set_before_read([&](const fs::path& attribute) {
+    asked.push_back(attribute.filename().string());
+    return attribute.filename() != "temp";
+  });
+  SensorSample s = reader.Read();
+  EXPECT_EQ(s.readings.battery_percent, 50);
+  EXPECT_FALSE(s.readings.temp_milli_c.has_value());
+  EXPECT_TRUE(s.warnings.empty());
+  EXPECT_NE(std::find(asked.begin(), asked.end(), "temp"), asked.end());
+}
+
+// Off the caller's thread, the same readings and each warning once. (A read that never returns:
+// daemon_sensors_test, with a preloaded read().)
+TEST(SensorPoller, ReadsWhatTheReaderReads) {
+  FakeSysfs sys("poller");
+  sys.Battery("BAT0", "15", "Discharging");
+  sys.Zone(0, "cpu", "hot");
+  sys.Zone(1, "cpu", "66000");
+  const SensorSample direct = SensorReader(sys.root()).Read();
+  SensorPoller poller(sys.root());
+  SensorSample s = poller.Read();
+  EXPECT_EQ(s.readings, direct.readings);
+  EXPECT_EQ(s.warnings, direct.warnings);
+  EXPECT_EQ(s.warnings.size(), 1u);
+  s = poller.Read();
+  EXPECT_EQ(s.readings, direct.readings);
+  EXPECT_TRUE(s.warnings.empty());
+  EXPECT_FALSE(poller.Take().has_value());  // Read() took it
+}
+
+TEST(SensorPoller, StartSignalsDoneAndTakeGivesTheSampleOnce) {
+  FakeSysfs sys("poller_async");
+  sys.Battery("BAT0", "80", "Charging");
+  std::mutex mu;
+  std::condition_variable cv;
+  int done = 0;
+  SensorPoller poller(sys.root(), [&] {
+    std::lock_guard lock(mu);
+    ++done;
+    cv.notify_all();
+  });
+  poller.Start();
+  {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return done == 1; }));
+  }
+  std::optional<SensorSample> s = poller.Take();
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->readings.battery_percent, 80);
+  EXPECT_EQ(s->readings.charging, true);
+  EXPECT_FALSE(poller.Take().has_value());
 }
 
 TEST(SensorReader, NoThermalZonesAndNoSupplies) {

@@ -7,6 +7,7 @@
 #include "audio/frame_source.h"
 #include "statemachine/governor_driver.h"
 #include "statemachine/json_sink.h"
+#include "statemachine/sensor_poller.h"
 #include "statemachine/sensor_timeline.h"
 #include "statemachine/pipeline.h"
 #include "tools/commands.h"
@@ -82,8 +83,10 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
       return SensorSample{timeline.At(static_cast<double>(now_ms) / 1000.0), {}};
     };
   } else {
-    governed.read = [reader = std::make_shared<SensorReader>(sysfs_root)](int64_t) {
-      return reader->Read();
+    // A poll at its stream time, waited for; an attribute that does not answer costs a second
+    // once (sensor_poller.h).
+    governed.read = [poller = std::make_shared<SensorPoller>(sysfs_root)](int64_t) {
+      return poller->Read();
     };
   }
   return std::optional<Governed>(std::move(governed));
