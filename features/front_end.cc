@@ -43,8 +43,20 @@ void FrontEnd::Process(std::span<const int16_t> hop) {
   mel_.Process(spectrum_, mel_energy_);
   log_.Process(mel_energy_, exponent_, logmel_db_q8_);
   if (noise_) noise_->Process(logmel_db_q8_);
-  dct_.Process(logmel_db_q8_, mfcc_q8_);
-  if (mean_norm_) mean_norm_->Process(mfcc_q8_);
+  if (mean_norm_) {  // the running mean needs every frame's cepstra
+    dct_.Process(logmel_db_q8_, mfcc_q8_);
+    mean_norm_->Process(mfcc_q8_);
+  } else {
+    mfcc_current_ = false;
+  }
+}
+
+std::span<const int32_t> FrontEnd::mfcc_q8() const {
+  if (!mfcc_current_) {
+    dct_.Process(logmel_db_q8_, mfcc_q8_);
+    mfcc_current_ = true;
+  }
+  return mfcc_q8_;
 }
 
 void FrontEnd::Reset() {

@@ -37,7 +37,11 @@ class FrontEnd {
   void Reset();
 
   std::span<const int16_t> logmel_db_q8() const { return logmel_db_q8_; }  // dB re full scale, Q8
-  std::span<const int32_t> mfcc_q8() const { return mfcc_q8_; }            // dB units, Q8
+  // dB units, Q8. Without mean normalisation the DCT runs here, on the first call after a frame,
+  // not in Process: the daemon's models read only the log-mel, and an idle stream would spend a
+  // tenth of its front end on cepstra nobody reads. Same values either way; like Process, not
+  // for two threads at once.
+  std::span<const int32_t> mfcc_q8() const;
   const FrontEndConfig& config() const { return config_; }
 
  private:
@@ -58,7 +62,8 @@ class FrontEnd {
   std::vector<ComplexInt32> spectrum_;
   std::vector<uint64_t> mel_energy_;
   std::vector<int16_t> logmel_db_q8_;
-  std::vector<int32_t> mfcc_q8_;
+  mutable std::vector<int32_t> mfcc_q8_;
+  mutable bool mfcc_current_ = true;  // mfcc_q8_ is the DCT of logmel_db_q8_ (or never computed)
   int exponent_ = Window::kSilent;
 };
 

@@ -148,19 +148,29 @@ void RealFft::Split(std::span<ComplexInt32> out) const {
 
 void RealFft::Process(std::span<const int32_t> in, std::span<ComplexInt32> out) {
   const size_t m = re_.size();
-  for (size_t k = 0; k < m; ++k) {
-    const size_t r = bit_reverse_[k];
-    re_[r] = in[2 * k];
-    im_[r] = in[2 * k + 1];
-  }
   const int bits = log2_n_ - 1;
   int quarter = 1;
-  if (bits % 2 == 1) {
-    Radix2Pass();
-    quarter = 2;
-  }
   const ComplexInt32* twiddles = pass_twiddles_q30_.data();
   const int32_t* twiddles_soa = pass_twiddles_soa_q30_.data();
+#if defined(__aarch64__)
+  if (simd_ && bits % 2 == 0 && m >= 16) {  // the load and the first pass (q = 1) in one
+    simd::LoadRadix4First(in.data(), bit_reverse_.data(), m, re_.data(), im_.data());
+    quarter = 4;
+    twiddles += 3;
+    twiddles_soa += 6;
+  }
+#endif
+  if (quarter == 1) {
+    for (size_t k = 0; k < m; ++k) {
+      const size_t r = bit_reverse_[k];
+      re_[r] = in[2 * k];
+      im_[r] = in[2 * k + 1];
+    }
+    if (bits % 2 == 1) {
+      Radix2Pass();
+      quarter = 2;
+    }
+  }
   for (; 4 * static_cast<size_t>(quarter) <= m; quarter *= 4) {
     if (simd_ && quarter % 4 == 0) {
       simd::Radix4Pass(re_.data(), im_.data(), m, static_cast<size_t>(quarter), twiddles_soa);

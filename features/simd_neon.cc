@@ -124,6 +124,102 @@ void PowerSpectrum(const int32_t* bins, size_t groups, int shift, uint64_t* powe
   }
 }
 
+uint64_t WindowMagnitudes(const int32_t* frame_q8, const int16_t* window_q15, size_t count) {
+  uint64x2_t low = vdupq_n_u64(0), high = vdupq_n_u64(0);
+  for (size_t n = 0; n < count; n += 4) {
+    const int32x4_t x = vld1q_s32(frame_q8 + n);
+    const int32x4_t w = vmovl_s16(vld1_s16(window_q15 + n));
+    // Q8 * Q15 = Q23, |product| < 2^40 (window.cc): exact in int64, |.| too.
+    low = vorrq_u64(low, vreinterpretq_u64_s64(vabsq_s64(vmull_s32(vget_low_s32(x), vget_low_s32(w)))));
+    high = vorrq_u64(high, vreinterpretq_u64_s64(vabsq_s64(vmull_high_s32(x, w))));
+  }
+  const uint64x2_t both = vorrq_u64(low, high);
+  return vgetq_lane_u64(both, 0) | vgetq_lane_u64(both, 1);
+}
+
+void WindowScale(const int32_t* frame_q8, const int16_t* window_q15, size_t count, int shift_right,
+                 int32_t* out) {
+  // vrshlq by -s: (x + 2^(s-1)) >> s at full precision (RoundShift) for s > 0; x << -s otherwise.
+  const int64x2_t shift = vdupq_n_s64(-shift_right);
+  for (size_t n = 0; n < count; n += 4) {
+    const int32x4_t x = vld1q_s32(frame_q8 + n);
+    const int32x4_t w = vmovl_s16(vld1_s16(window_q15 + n));
+    const int64x2_t low = vrshlq_s64(vmull_s32(vget_low_s32(x), vget_low_s32(w)), shift);
+    const int64x2_t high = vrshlq_s64(vmull_high_s32(x, w), shift);
+    // The even int32 lanes are the int64 lanes' low halves: the cast's bits.
+    vst1q_s32(out + n, vuzp1q_s32(vreinterpretq_s32_s64(low), vreinterpretq_s32_s64(high)));
+  }
+}
+
+namespace {
+
+// Rows a, b, c, d into columns: a = {a0 a1 a2 a3} ... -> a = {a0 b0 c0 d0}, b = {a1 b1 c1 d1} ...
+inline void Transpose4(int32x4_t& a, int32x4_t& b, int32x4_t& c, int32x4_t& d) {
+  const int64x2_t ab_even = vreinterpretq_s64_s32(vtrn1q_s32(a, b));  // a0 b0 a2 b2
+  const int64x2_t ab_odd = vreinterpretq_s64_s32(vtrn2q_s32(a, b));   // a1 b1 a3 b3
+  const int64x2_t cd_even = vreinterpretq_s64_s32(vtrn1q_s32(c, d));
+  const int64x2_t cd_odd = vreinterpretq_s64_s32(vtrn2q_s32(c, d));
+  a = vreinterpretq_s32_s64(vtrn1q_s64(ab_even, cd_even));
+  b = vreinterpretq_s32_s64(vtrn1q_s64(ab_odd, cd_odd));
+  c = vreinterpretq_s32_s64(vtrn2q_s64(ab_even, cd_even));
+  d = vreinterpretq_s32_s64(vtrn2q_s64(ab_odd, cd_odd));
+}
+
+}  // namespace
+
+void LoadRadix4First(const int32_t* in, const uint16_t* bit_reverse, size_t m, int32_t* re,
+                     int32_t* im) {
+  const size_t quarter = m / 4;
+  for (size_t c = 0; c < quarter; c += 4) {
+    // Samples k = c + l + s m/4 for lanes l < 4 and s < 4 (k's top two bits). Reversed, k sits
+    // at 4 b + t: block b = rev(c + l) / 4, t = s's two bits swapped. So one load per s gives
+    // x_t of four blocks, in lanes.
+    const int32x4x2_t x0 = vld2q_s32(in + 2 * c);                  // s = 0: t = 0
+    const int32x4x2_t x1 = vld2q_s32(in + 2 * (c + 2 * quarter));  // s = 2: t = 1
+    const int32x4x2_t x2 = vld2q_s32(in + 2 * (c + quarter));      // s = 1: t = 2
+    const int32x4x2_t x3 = vld2q_s32(in + 2 * (c + 3 * quarter));  // s = 3: t = 3
+    // Butterfly4 of real_fft.cc with every twiddle 1.
+    const int32x4_t y0r = vaddq_s32(x0.val[0], x1.val[0]), y0i = vaddq_s32(x0.val[1], x1.val[1]);
+    const int32x4_t y1r = vsubq_s32(x0.val[0], x1.val[0]), y1i = vsubq_s32(x0.val[1], x1.val[1]);
+    const int32x4_t sr = vaddq_s32(x2.val[0], x3.val[0]), si = vaddq_s32(x2.val[1], x3.val[1]);
+    const int32x4_t dr = vsubq_s32(x2.val[0], x3.val[0]), di = vsubq_s32(x2.val[1], x3.val[1]);
+    int32x4_t z0r = vaddq_s32(y0r, sr), z1r = vaddq_s32(y1r, di), z2r = vsubq_s32(y0r, sr),
+              z3r = vsubq_s32(y1r, di);
+    int32x4_t z0i = vaddq_s32(y0i, si), z1i = vsubq_s32(y1i, dr), z2i = vsubq_s32(y0i, si),
+              z3i = vaddq_s32(y1i, dr);
+    Transpose4(z0r, z1r, z2r, z3r);  // now one block per vector: lanes l = 0, 1, 2, 3
+    Transpose4(z0i, z1i, z2i, z3i);
+    // Block of lane l starts at rev(c + l) = rev(c) + rev(l): + 0, m/2, m/4, 3m/4.
+    const size_t p = bit_reverse[c];
+    vst1q_s32(re + p, z0r);
+    vst1q_s32(im + p, z0i);
+    vst1q_s32(re + p + 2 * quarter, z1r);
+    vst1q_s32(im + p + 2 * quarter, z1i);
+    vst1q_s32(re + p + quarter, z2r);
+    vst1q_s32(im + p + quarter, z2i);
+    vst1q_s32(re + p + 3 * quarter, z3r);
+    vst1q_s32(im + p + 3 * quarter, z3i);
+  }
+}
+
+uint64_t WeightedSum(const uint64_t* power, const int16_t* weights_q15, size_t count) {
+  // p w = p_low w + 2^32 p_high w with p = 2^32 p_high + p_low: each half's product is exact in
+  // a uint64 lane (< 2^47), and low + (high << 32) is the sum modulo 2^64, as the plain loop's.
+  uint64x2_t low = vdupq_n_u64(0), high = vdupq_n_u64(0);
+  for (size_t i = 0; i < count; i += 4) {
+    const uint32x4_t p01 = vreinterpretq_u32_u64(vld1q_u64(power + i));
+    const uint32x4_t p23 = vreinterpretq_u32_u64(vld1q_u64(power + i + 2));
+    const uint32x4_t p_low = vuzp1q_u32(p01, p23), p_high = vuzp2q_u32(p01, p23);
+    const uint32x4_t w = vreinterpretq_u32_s32(vmovl_s16(vld1_s16(weights_q15 + i)));
+    low = vmlal_u32(low, vget_low_u32(p_low), vget_low_u32(w));
+    low = vmlal_high_u32(low, p_low, w);
+    high = vmlal_u32(high, vget_low_u32(p_high), vget_low_u32(w));
+    high = vmlal_high_u32(high, p_high, w);
+  }
+  const uint64x2_t sum = vaddq_u64(low, vshlq_n_u64(high, 32));
+  return vgetq_lane_u64(sum, 0) + vgetq_lane_u64(sum, 1);
+}
+
 }  // namespace earshot::features::neon
 
 #endif  // __aarch64__

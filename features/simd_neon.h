@@ -24,4 +24,26 @@ void Split(const int32_t* re, const int32_t* im, size_t m, size_t first, size_t 
 // As avx2::PowerSpectrum: power[k] = (re^2 + im^2 + 2^(shift-1)) >> shift for k < 4 * groups.
 void PowerSpectrum(const int32_t* bins, size_t groups, int shift, uint64_t* power);
 
+// aarch64 only (no AVX2 twin yet; the stages call these under __aarch64__):
+
+// Window::Process, first half: the OR of |frame_q8[n] * window_q15[n]| (exact int64 products)
+// over n < count, a multiple of 4.
+uint64_t WindowMagnitudes(const int32_t* frame_q8, const int16_t* window_q15, size_t count);
+
+// Window::Process, second half: out[n] = the product rounded right by shift_right (RoundShift)
+// when shift_right > 0, else shifted left by -shift_right; the low 32 bits, n < count (a
+// multiple of 4).
+void WindowScale(const int32_t* frame_q8, const int16_t* window_q15, size_t count, int shift_right,
+                 int32_t* out);
+
+// RealFft::Process's bit-reversed load and first radix-4 pass (quarter size 1, no twiddles) in
+// one: re[bit_reverse[k]] = in[2k], im[bit_reverse[k]] = in[2k + 1] for k < m, then the size-4
+// DFTs of each block of four, as RealFft::Radix4Pass(1). log2(m) even, m >= 16.
+void LoadRadix4First(const int32_t* in, const uint16_t* bit_reverse, size_t m, int32_t* re,
+                     int32_t* im);
+
+// MelFilterbank's band sums: the sum of weights_q15[i] * power[i], i < count (a multiple of 4),
+// modulo 2^64 as the plain uint64 loop; 0 <= weights_q15[i] < 2^15.
+uint64_t WeightedSum(const uint64_t* power, const int16_t* weights_q15, size_t count);
+
 }  // namespace earshot::features::neon

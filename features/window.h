@@ -13,8 +13,9 @@ namespace earshot::features {
 
 class Window {
  public:
-  // Periodic Hann of `length` samples: w[n] = 0.5 - 0.5 cos(2 pi n / length).
-  Window(int length, int max_bits);
+  // Periodic Hann of `length` samples: w[n] = 0.5 - 0.5 cos(2 pi n / length). `allow_simd`: the
+  // NEON kernels on aarch64 (features/simd.h; same results; false forces plain C++).
+  Window(int length, int max_bits, bool allow_simd = true);
 
   // frame_q8: `length` samples, Q8 (< 2^25). fft_in: the FFT's input (>= length values; the rest
   // is zero-filled), |v| <= 2^max_bits.
@@ -28,7 +29,8 @@ class Window {
  private:
   std::vector<int16_t> window_q15_;
   int max_bits_;
-  std::vector<int64_t> product_q23_;  // scratch: frame_q8 * window_q15
+  std::vector<int64_t> product_q23_;  // scratch: frame_q8 * window_q15 (plain path)
+  size_t simd_length_;  // samples the SIMD kernels take (a multiple of 4; 0: none)
 };
 
 }  // namespace earshot::features

@@ -1,10 +1,12 @@
 #include <gtest/gtest.h>
 #include <sndfile.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
+#include <random>
 #include <tuple>
 #include <vector>
 
@@ -290,6 +292,29 @@ TEST(FloatToInt16, RoundsAndSaturates) {
   std::vector<int16_t> out(in.size());
   FloatToInt16(in, out);
   EXPECT_EQ(out, (std::vector<int16_t>{0, 16384, -32768, 32767, 32767, -32768, 1, 2}));
+}
+
+// The vector path (NEON on aarch64: eight samples at a time) and the tail against the rule
+// itself, on random samples past full scale, exact halves of an int16 step (ties to even) and
+// infinities, for every length up to 40.
+TEST(FloatToInt16, EveryLengthGivesTheScalarRule) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<float> level(-1.5f, 1.5f);
+  std::uniform_int_distribution<int> step(-33000, 33000);
+  for (size_t length = 0; length <= 40; ++length) {
+    std::vector<float> in(length);
+    for (size_t i = 0; i < length; ++i) {
+      in[i] = i % 3 == 0 ? level(rng) : i % 3 == 1 ? (static_cast<float>(step(rng)) + 0.5f) / 32768.0f
+            : i % 6 == 2 ? INFINITY : -INFINITY;
+    }
+    std::vector<int16_t> out(length), expected(length);
+    FloatToInt16(in, out);
+    for (size_t i = 0; i < length; ++i) {
+      const float scaled = std::clamp(in[i] * 32768.0f, -32768.0f, 32767.0f);
+      expected[i] = static_cast<int16_t>(std::lrintf(scaled));
+    }
+    ASSERT_EQ(out, expected) << length;
+  }
 }
 
 Frame FilledFrame(int16_t value) {

@@ -10,6 +10,7 @@
 
 #include "features/dc_preemphasis.h"
 #include "features/dct.h"
+#include "features/front_end.h"
 #include "features/log_scale.h"
 #include "features/mean_norm.h"
 #include "features/mel_filterbank.h"
@@ -79,6 +80,29 @@ TEST(Window, SilenceIsFlagged) {
   for (int32_t v : fft_in) EXPECT_EQ(v, 0);
 }
 
+// The SIMD kernels (NEON on aarch64; elsewhere both sides take the plain loops) against the plain
+// path: random frames at every level (from below 2^-21 of full scale, shifted left, to full
+// scale, shifted right), constant and alternating full-scale frames, and lengths with a tail.
+TEST(Window, SimdAndPlainPathsGiveTheSameBits) {
+  for (int length : {400, 403, 512}) {
+    Window simd(length, 21, true), plain(length, 21, false);
+    std::mt19937 rng(static_cast<unsigned>(length));
+    constexpr int32_t kFullScaleQ8 = (1 << 25) - 1;  // Q8 input bound (window.h)
+    for (int trial = 0; trial < 30; ++trial) {
+      std::vector<int32_t> frame(static_cast<size_t>(length));
+      const int32_t limit = trial < 26 ? (1 << trial) - 1 : kFullScaleQ8;
+      std::uniform_int_distribution<int32_t> dist(-limit, limit);
+      for (size_t n = 0; n < frame.size(); ++n) {
+        frame[n] = trial < 27 ? dist(rng) : trial == 27 ? kFullScaleQ8
+                 : trial == 28 ? -kFullScaleQ8 : (n % 2 ? -kFullScaleQ8 : kFullScaleQ8);
+      }
+      std::vector<int32_t> a(512, 7), b(512, 9);
+      ASSERT_EQ(simd.Process(frame, a), plain.Process(frame, b)) << length << " " << trial;
+      ASSERT_EQ(a, b) << length << " " << trial;
+    }
+  }
+}
+
 std::vector<std::complex<double>> Dft(const std::vector<int32_t>& x) {
   const size_t n = x.size();
   std::vector<std::complex<double>> out(n / 2 + 1);
@@ -136,9 +160,13 @@ TEST_P(RealFftSizes, SimdAndPlainPathsGiveTheSameBits) {
   std::mt19937 rng(static_cast<unsigned>(n) + 1);
   const int32_t limit = 1 << simd.max_input_bits();
   std::uniform_int_distribution<int32_t> dist(-limit, limit);
-  for (int trial = 0; trial < 20; ++trial) {
+  for (int trial = 0; trial < 23; ++trial) {
+    // 20 random inputs, then full scale: +limit (DC), -limit, alternating (Nyquist).
     std::vector<int32_t> in(n);
-    for (auto& v : in) v = dist(rng);
+    for (int i = 0; i < n; ++i) {
+      in[i] = trial < 20 ? dist(rng) : trial == 20 ? limit : trial == 21 ? -limit
+            : (i % 2 ? -limit : limit);
+    }
     std::vector<ComplexInt32> a(n / 2 + 1), b(n / 2 + 1);
     simd.Process(in, a);
     plain.Process(in, b);
@@ -149,7 +177,8 @@ TEST_P(RealFftSizes, SimdAndPlainPathsGiveTheSameBits) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Sizes, RealFftSizes, testing::Values(64, 256, 512, 1024));
+// 128 and 512: log2(N/2) even, the first radix-4 pass fused with the load on aarch64.
+INSTANTIATE_TEST_SUITE_P(Sizes, RealFftSizes, testing::Values(16, 64, 128, 256, 512, 1024));
 
 TEST(MelFilterbank, TrianglesCoverTheRangeWithPeakOne) {
   const auto bands = MelBands(40, 20, 7600, 512, 16000);
@@ -196,16 +225,23 @@ TEST(MelFilterbank, MatchesFloatWeightsOnPower) {
   }
 }
 
+// The power spectrum and (aarch64) the band sums: random bins, then every bin at full scale.
 TEST(MelFilterbank, SimdAndPlainPowerGiveTheSameBits) {
   MelFilterbank simd(40, 20, 7600, 512, 16000, true), plain(40, 20, 7600, 512, 16000, false);
   std::mt19937 rng(8);
-  std::uniform_int_distribution<int32_t> dist(-(1 << 30), 1 << 30);  // the FFT's full range
-  std::vector<ComplexInt32> spectrum(257);
-  for (auto& c : spectrum) c = {dist(rng), dist(rng)};
-  std::vector<uint64_t> a(40), b(40);
-  simd.Process(spectrum, a);
-  plain.Process(spectrum, b);
-  EXPECT_EQ(a, b);
+  constexpr int32_t kFull = 1 << 30;  // the FFT's full range
+  std::uniform_int_distribution<int32_t> dist(-kFull, kFull);
+  for (int trial = 0; trial < 12; ++trial) {
+    std::vector<ComplexInt32> spectrum(257);
+    for (auto& c : spectrum) {
+      c = trial < 10 ? ComplexInt32{dist(rng), dist(rng)}
+        : trial == 10 ? ComplexInt32{kFull, kFull} : ComplexInt32{-kFull, -kFull};
+    }
+    std::vector<uint64_t> a(40), b(40);
+    simd.Process(spectrum, a);
+    plain.Process(spectrum, b);
+    ASSERT_EQ(a, b) << trial;
+  }
 }
 
 TEST(LogScale, Log2IsExactAtPowersOfTwoAndCloseElsewhere) {
@@ -349,6 +385,33 @@ TEST(Dct, LifterScalesCoefficients) {
   const auto lifted = DctMatrix(8, 4, 22);
   EXPECT_DOUBLE_EQ(lifted[0], plain[0]);
   EXPECT_NEAR(lifted[8] / plain[8], 1 + 11 * std::sin(std::numbers::pi / 22), 1e-12);
+}
+
+// FrontEnd runs the DCT when mfcc_q8() is read (without mean normalisation): each frame's
+// cepstra are still the DCT of that frame's log-mel, read after every frame or after some.
+TEST(FrontEnd, CepstraAreTheDctOfTheLogMelWhenReadLate) {
+  FrontEndConfig config;
+  auto every = FrontEnd::Create(config), some = FrontEnd::Create(config);
+  ASSERT_TRUE(every.ok() && some.ok());
+  const Dct dct(config.mel_bands, config.mfcc_count, config.lifter);
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int> dist(-20000, 20000);
+  std::vector<int16_t> hop(static_cast<size_t>(config.hop_samples()));
+  std::vector<int32_t> expected(static_cast<size_t>(config.mfcc_count));
+  const std::span<const int32_t> before = (*every)->mfcc_q8();  // zeros before the first frame
+  EXPECT_EQ(std::vector<int32_t>(before.begin(), before.end()), expected);
+  for (int frame = 0; frame < 12; ++frame) {
+    for (auto& v : hop) v = static_cast<int16_t>(dist(rng));
+    (*every)->Process(hop);
+    (*some)->Process(hop);
+    dct.Process((*every)->logmel_db_q8(), expected);
+    const std::span<const int32_t> mfcc = (*every)->mfcc_q8();
+    ASSERT_EQ(std::vector<int32_t>(mfcc.begin(), mfcc.end()), expected) << frame;
+    if (frame % 5 == 4) {
+      const std::span<const int32_t> late = (*some)->mfcc_q8();
+      ASSERT_EQ(std::vector<int32_t>(late.begin(), late.end()), expected) << frame;
+    }
+  }
 }
 
 TEST(RunningMeanNorm, ConvergesToZeroOnAConstant) {
