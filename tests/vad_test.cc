@@ -99,6 +99,32 @@ TEST(Vad, BitExactWithTheTrainingReference) {
   EXPECT_EQ(out.size(), static_cast<size_t>(model->lookahead()));
 }
 
+// The input transform's NEON loop (aarch64; elsewhere both take the plain loop) against the plain
+// one: random levels, steps between the int16 extremes, and a band stuck at each end.
+TEST(Vad, SimdAndPlainTransformsGiveTheSameInputs) {
+  auto model = LoadModel();
+  ASSERT_NE(model, nullptr);
+  VadSession simd(model, VadConfig{}, true), plain(model, VadConfig{}, false);
+  std::mt19937 rng(21);
+  std::uniform_int_distribution<int> level(-32768, 32767), small(-600, 600);
+  std::vector<int16_t> logmel(static_cast<size_t>(model->bands()));
+  std::vector<VadFrame> a, b;
+  for (int frame = 0; frame < 400; ++frame) {
+    for (size_t i = 0; i < logmel.size(); ++i) {
+      const int v = frame % 50 < 10 ? level(rng) : frame % 50 < 20 ? (frame % 2 ? 32767 : -32768)
+                  : std::clamp(logmel[i] + small(rng), -32768, 32767);
+      logmel[i] = static_cast<int16_t>(i == 0 ? -32768 : i == 1 ? 32767 : v);
+    }
+    simd.Process(logmel, a);
+    plain.Process(logmel, b);
+    const auto x = simd.last_inputs(), y = plain.last_inputs();
+    ASSERT_EQ(std::vector<int8_t>(x.begin(), x.end()), std::vector<int8_t>(y.begin(), y.end()))
+        << frame;
+  }
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) ASSERT_EQ(a[i].score_q15, b[i].score_q15) << i;
+}
+
 // Runs a signal through the front end and the VAD; the share of frames decided as speech.
 double SpeechShare(const std::vector<int16_t>& x, size_t skip_frames = 0) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
 #include "models/model_file.h"
 
 namespace earshot::vad {
@@ -44,13 +48,15 @@ Result<VadConfig> VadConfig::FromConfig(const config::Config& config) {
   return c;
 }
 
-VadSession::VadSession(std::shared_ptr<const VadModel> model, const VadConfig& config)
+VadSession::VadSession(std::shared_ptr<const VadModel> model, const VadConfig& config,
+                       bool allow_simd)
     : model_(std::move(model)),
       smoother_(config.smooth_half_frames),
       decision_(config),
       scratch_(model_->mlp().MakeScratch()),
       floor_q8_(model_->bands()),
-      stack_(model_->width(), std::vector<int32_t>(model_->context().begin(), model_->context().end())) {
+      stack_(model_->width(), std::vector<int32_t>(model_->context().begin(), model_->context().end())),
+      simd_(allow_simd) {
   smoothed_.reserve(static_cast<size_t>(2 * config.smooth_half_frames + 2));
 }
 
@@ -69,7 +75,35 @@ void VadSession::Transform(std::span<const int16_t> logmel, std::span<int8_t> in
     primed_ = true;
   }
   int32_t sum_q8 = 0;
-  for (size_t b = 0; b < bands; ++b) {
+  size_t b = 0;
+#if defined(__aarch64__)
+  if (simd_) {  // eight bands at a time in int32 lanes, the loop below's integers
+    // vshlq_s32 by -s: the arithmetic shift right of >> s.
+    const int32x4_t down = vdupq_n_s32(-p.floor_down_shift), up = vdupq_n_s32(-p.floor_up_shift);
+    const int32x4_t snr_shift = vdupq_n_s32(-p.snr_shift), zero = vdupq_n_s32(0);
+    const int32x4_t up_max = vdupq_n_s32(p.floor_up_max_q8), snr_max = vdupq_n_s32(p.snr_max_q8);
+    int32x4_t sum = zero;
+    for (; b + 8 <= bands; b += 8) {
+      const int16x8_t x16 = vld1q_s16(&logmel[b]);
+      const int32x4_t x[2] = {vmovl_s16(vget_low_s16(x16)), vmovl_high_s16(x16)};
+      int16x4_t narrow[2];
+      for (int half = 0; half < 2; ++half) {
+        int32_t* floor = &floor_q8_[b + 4 * static_cast<size_t>(half)];
+        const int32x4_t d = vsubq_s32(x[half], vld1q_s32(floor));
+        const int32x4_t step = vbslq_s32(vcltzq_s32(d), vshlq_s32(d, down),
+                                         vshlq_s32(vminq_s32(d, up_max), up));
+        const int32x4_t floor_new = vaddq_s32(vld1q_s32(floor), step);
+        vst1q_s32(floor, floor_new);
+        const int32x4_t snr = vminq_s32(vmaxq_s32(vsubq_s32(x[half], floor_new), zero), snr_max);
+        narrow[half] = vmovn_s32(vshlq_s32(snr, snr_shift));  // <= 127 (the loader checks)
+        sum = vaddq_s32(sum, x[half]);
+      }
+      vst1_s8(&inputs[b], vmovn_s16(vcombine_s16(narrow[0], narrow[1])));
+    }
+    sum_q8 = vaddvq_s32(sum);
+  }
+#endif
+  for (; b < bands; ++b) {
     const int32_t x = logmel[b];
     const int32_t d = x - floor_q8_[b];
     floor_q8_[b] += d < 0 ? d >> p.floor_down_shift : std::min(d, p.floor_up_max_q8) >> p.floor_up_shift;

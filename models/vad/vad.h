@@ -109,7 +109,9 @@ class SpeechDecision {
 
 class VadSession {
  public:
-  VadSession(std::shared_ptr<const VadModel> model, const VadConfig& config);
+  // `allow_simd`: the input transform's NEON loop on aarch64 (same integers; false forces the
+  // plain loop).
+  VadSession(std::shared_ptr<const VadModel> model, const VadConfig& config, bool allow_simd = true);
 
   // Feeds the next frame's log-mel (dB Q8). Frames whose decision is final are appended to `out`,
   // in order, delayed by the model's lookahead + smooth_half_frames + min_speech_frames.
@@ -133,6 +135,7 @@ class VadSession {
   std::vector<int32_t> floor_q8_;
   bool primed_ = false;
   models::ContextStack stack_;
+  bool simd_;
 };
 
 }  // namespace earshot::vad
