@@ -61,6 +61,16 @@ int GetKeywords(sd_bus*, const char*, const char*, const char*, sd_bus_message* 
   return r;
 }
 
+int GetCommandSets(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,
+                   void* userdata, sd_bus_error*) {
+  int r = sd_bus_message_open_container(reply, 'a', "s");
+  for (const std::string& name : ManagerOf(userdata).command_sets()) {
+    if (r >= 0) r = sd_bus_message_append(reply, "s", name.c_str());
+  }
+  if (r >= 0) r = sd_bus_message_close_container(reply);
+  return r;
+}
+
 int MethodMute(sd_bus_message* m, void* userdata, sd_bus_error*) {
   ManagerOf(userdata).Mute();
   return sd_bus_reply_method_return(m, "");
@@ -105,8 +115,54 @@ int MethodSetSensitivity(sd_bus_message* m, void* userdata, sd_bus_error* error)
 int MethodReload(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   const int r = ManagerOf(userdata).Reload();
   if (r < 0) {
-    return sd_bus_error_set(error, SD_BUS_ERROR_FAILED,
+    return sd_bus_error_set(error, kErrorBadConfig,
                             "the configuration cannot be read (see the error event)");
+  }
+  return sd_bus_reply_method_return(m, "");
+}
+
+// Answered by the manager once the set is compiled (1: no reply here), or refused at once.
+int MethodRegisterCommands(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  const char* name = nullptr;
+  const char* text = nullptr;
+  int r = sd_bus_message_read(m, "ss", &name, &text);
+  if (r < 0) return r;
+  std::string why;
+  r = ManagerOf(userdata).RegisterCommands(m, name, text, &why);
+  if (r == -EINVAL) return sd_bus_error_set(error, kErrorBadCommandSet, why.c_str());
+  if (r == -EEXIST) return sd_bus_error_set(error, kErrorNameTaken, why.c_str());
+  if (r < 0) return sd_bus_error_set_errnof(error, r, "%s", why.c_str());
+  return 1;
+}
+
+int MethodUnregisterCommands(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  const char* handle = nullptr;
+  int r = sd_bus_message_read(m, "o", &handle);
+  if (r < 0) return r;
+  const char* sender = sd_bus_message_get_sender(m);
+  r = ManagerOf(userdata).UnregisterCommands(sender ? sender : "", handle);
+  if (r == -ENOENT) {
+    return sd_bus_error_setf(error, kErrorNotFound, "no command set %s is registered", handle);
+  }
+  if (r == -EPERM) {
+    return sd_bus_error_setf(error, kErrorNotOwner, "command set %s is another connection's",
+                             handle);
+  }
+  if (r < 0) return r;
+  return sd_bus_reply_method_return(m, "");
+}
+
+int MethodStartRequest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  uint64_t id = 0;
+  if (ManagerOf(userdata).StartRequest(&id) < 0) {
+    return sd_bus_error_set(error, kErrorMuted, "muted: Unmute first");
+  }
+  return sd_bus_reply_method_return(m, "t", id);
+}
+
+int MethodCancelRequest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  if (ManagerOf(userdata).CancelRequest() < 0) {
+    return sd_bus_error_set(error, kErrorNoRequest, "no request is in progress");
   }
   return sd_bus_reply_method_return(m, "");
 }
@@ -181,6 +237,7 @@ const sd_bus_vtable kVtable[] = {
     SD_BUS_PROPERTY("TemperatureMilliCelsius", "i", GetTemperature, 0, kChange),
     SD_BUS_PROPERTY("Xruns", "t", GetXruns, 0, kChange),
     SD_BUS_PROPERTY("Keywords", "a(ssddss)", GetKeywords, 0, kChange),
+    SD_BUS_PROPERTY("CommandSets", "as", GetCommandSets, 0, kChange),
     SD_BUS_METHOD("Mute", "", "", MethodMute, kOpen),
     SD_BUS_METHOD("Unmute", "", "", MethodUnmute, kOpen),
     SD_BUS_METHOD_WITH_NAMES("SetProfile", "s", SD_BUS_PARAM(profile), "", , MethodSetProfile,
@@ -190,13 +247,28 @@ const sd_bus_vtable kVtable[] = {
                              MethodSetSensitivity, kOpen),
     SD_BUS_METHOD("Reload", "", "", MethodReload, kOpen),
     SD_BUS_METHOD_WITH_NAMES("GetStats", "", , "a{sv}", SD_BUS_PARAM(stats), MethodGetStats, kOpen),
+    SD_BUS_METHOD_WITH_NAMES("StartRequest", "", , "t", SD_BUS_PARAM(request), MethodStartRequest,
+                             kOpen),
+    SD_BUS_METHOD("CancelRequest", "", "", MethodCancelRequest, kOpen),
+    SD_BUS_METHOD_WITH_NAMES("RegisterCommands", "ss", SD_BUS_PARAM(name) SD_BUS_PARAM(text), "o",
+                             SD_BUS_PARAM(handle), MethodRegisterCommands, kOpen),
+    SD_BUS_METHOD_WITH_NAMES("UnregisterCommands", "o", SD_BUS_PARAM(handle), "", ,
+                             MethodUnregisterCommands, kOpen),
     SD_BUS_SIGNAL_WITH_NAMES("SpeechStarted", "t", SD_BUS_PARAM(monotonic_usec), 0),
     SD_BUS_SIGNAL_WITH_NAMES("SpeechEnded", "t", SD_BUS_PARAM(monotonic_usec), 0),
-    SD_BUS_SIGNAL_WITH_NAMES("WakeWord", "sdt",
-                             SD_BUS_PARAM(keyword) SD_BUS_PARAM(score) SD_BUS_PARAM(monotonic_usec),
+    SD_BUS_SIGNAL_WITH_NAMES("WakeWord", "sdtt",
+                             SD_BUS_PARAM(keyword) SD_BUS_PARAM(score) SD_BUS_PARAM(monotonic_usec)
+                                 SD_BUS_PARAM(request),
                              0),
-    SD_BUS_SIGNAL_WITH_NAMES("Transcript", "sbd",
-                             SD_BUS_PARAM(text) SD_BUS_PARAM(final) SD_BUS_PARAM(confidence), 0),
+    SD_BUS_SIGNAL_WITH_NAMES("Transcript", "sbdtb",
+                             SD_BUS_PARAM(text) SD_BUS_PARAM(final) SD_BUS_PARAM(confidence)
+                                 SD_BUS_PARAM(request) SD_BUS_PARAM(cancelled),
+                             0),
+    SD_BUS_SIGNAL_WITH_NAMES("Command", "ssa{ss}sdt",
+                             SD_BUS_PARAM(set) SD_BUS_PARAM(intent) SD_BUS_PARAM(slots)
+                                 SD_BUS_PARAM(text) SD_BUS_PARAM(confidence) SD_BUS_PARAM(request),
+                             0),
+    SD_BUS_SIGNAL_WITH_NAMES("Error", "ss", SD_BUS_PARAM(stage) SD_BUS_PARAM(message), 0),
     SD_BUS_SIGNAL_WITH_NAMES("ProfileChanged", "ss", SD_BUS_PARAM(profile) SD_BUS_PARAM(reason), 0),
     SD_BUS_SIGNAL_WITH_NAMES("StateChanged", "s", SD_BUS_PARAM(state), 0),
     SD_BUS_VTABLE_END};
@@ -205,6 +277,24 @@ int Emit(sd_bus* bus, const char* member, const char* types, auto... args) {
   int r = sd_bus_emit_signal(bus, kObjectPath, kInterface, member, types, args...);
   if (r < 0) Log(LOG_WARNING, "cannot emit %s: %s", member, strerror(-r));
   return r;
+}
+
+// Command(s set, s intent, a{ss} slots, s text, d confidence, t request).
+void EmitCommand(sd_bus* bus, const CommandEvent& command) {
+  sd_bus_message* m = nullptr;
+  int r = sd_bus_message_new_signal(bus, &m, kObjectPath, kInterface, "Command");
+  if (r >= 0) r = sd_bus_message_append(m, "ss", command.set.c_str(), command.intent.c_str());
+  if (r >= 0) r = sd_bus_message_open_container(m, 'a', "{ss}");
+  for (const auto& [name, value] : command.slots) {
+    if (r >= 0) r = sd_bus_message_append(m, "{ss}", name.c_str(), value.c_str());
+  }
+  if (r >= 0) r = sd_bus_message_close_container(m);
+  if (r >= 0) {
+    r = sd_bus_message_append(m, "sdt", command.text.c_str(), command.confidence, command.request);
+  }
+  if (r >= 0) r = sd_bus_send(bus, m, nullptr);
+  if (r < 0) Log(LOG_WARNING, "cannot emit Command: %s", strerror(-r));
+  sd_bus_message_unref(m);
 }
 
 }  // namespace
@@ -227,9 +317,14 @@ void BusEmitEvent(sd_bus* bus, const Event& event, uint64_t usec) {
   } else if (std::get_if<SpeechEndEvent>(&event)) {
     Emit(bus, "SpeechEnded", "t", usec);
   } else if (const auto* wake = std::get_if<WakeEvent>(&event)) {
-    Emit(bus, "WakeWord", "sdt", wake->keyword.c_str(), wake->score, usec);
+    Emit(bus, "WakeWord", "sdtt", wake->keyword.c_str(), wake->score, usec, wake->request);
   } else if (const auto* tr = std::get_if<TranscriptEvent>(&event)) {
-    Emit(bus, "Transcript", "sbd", tr->text.c_str(), static_cast<int>(tr->final), tr->confidence);
+    Emit(bus, "Transcript", "sbdtb", tr->text.c_str(), static_cast<int>(tr->final), tr->confidence,
+         tr->request, static_cast<int>(tr->cancelled));
+  } else if (const auto* command = std::get_if<CommandEvent>(&event)) {
+    EmitCommand(bus, *command);
+  } else if (const auto* error = std::get_if<ErrorEvent>(&event)) {
+    Emit(bus, "Error", "ss", error->stage.c_str(), error->message.c_str());
   } else if (const auto* profile = std::get_if<ProfileEvent>(&event)) {
     Emit(bus, "ProfileChanged", "ss", profile->profile.c_str(), profile->reason.c_str());
   } else if (const auto* state = std::get_if<StateEvent>(&event)) {

@@ -20,6 +20,13 @@ inline constexpr const char* kInterface = "io.earshot.Pipeline1";
 // Typed errors of the methods (io.earshot.Error.*).
 inline constexpr const char* kErrorUnknownKeyword = "io.earshot.Error.UnknownKeyword";
 inline constexpr const char* kErrorSensitivityOutOfRange = "io.earshot.Error.SensitivityOutOfRange";
+inline constexpr const char* kErrorBadConfig = "io.earshot.Error.BadConfig";
+inline constexpr const char* kErrorMuted = "io.earshot.Error.Muted";
+inline constexpr const char* kErrorNoRequest = "io.earshot.Error.NoRequest";
+inline constexpr const char* kErrorBadCommandSet = "io.earshot.Error.BadCommandSet";
+inline constexpr const char* kErrorNameTaken = "io.earshot.Error.NameTaken";
+inline constexpr const char* kErrorNotFound = "io.earshot.Error.NotFound";
+inline constexpr const char* kErrorNotOwner = "io.earshot.Error.NotOwner";
 
 // Connects to the system or session bus; negative errno.
 int BusOpen(const std::string& which, sd_bus** bus);

@@ -3,10 +3,9 @@
 // only stops reading when the queue is full (then the device's own ring takes over, and an overrun
 // there is counted as an xrun). Frames live in a ring allocated once; nothing allocates per frame.
 //
-// Commands (mute, unmute, model swap, a keyword's sensitivity, finish) travel in order with the
-// audio: each applies before
-// the first frame captured after it was sent, so Mute() silences exactly the audio that follows
-// the call, however far behind the pipeline is.
+// Commands (mute, unmute, model swap, a keyword's sensitivity, push-to-talk, cancel, finish) travel
+// in order with the audio: each applies before the first frame captured after it was sent, so
+// Mute() silences exactly the audio that follows the call, however far behind the pipeline is.
 //
 // Thread-safe: one producer, one consumer.
 #pragma once
@@ -30,12 +29,21 @@ struct QueuedFrame {
 };
 
 struct Command {
-  enum class Kind { kMute, kUnmute, kSwapModels, kSetSensitivity, kFinish };
+  enum class Kind {
+    kMute,
+    kUnmute,
+    kSwapModels,
+    kSetSensitivity,
+    kStartRequest,
+    kCancelRequest,
+    kFinish
+  };
   Kind kind;
   statemachine::PipelineModels models = {};  // for kSwapModels
   int64_t before_frame = 0;             // applies before frame number `before_frame` is pushed
   std::string keyword = {};             // for kSetSensitivity: the keyword's name
   double sensitivity = 0;               // and its sensitivity, 0 .. 1
+  uint64_t request = 0;                 // for kStartRequest: its id
 };
 
 struct QueueStats {

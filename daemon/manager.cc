@@ -51,6 +51,7 @@ Manager::~Manager() {
   if (loader_.joinable()) loader_.join();
   sensors_.reset();  // no sample is signalled after this
   sources_.clear();
+  app_sets_.clear();  // their tracks and calls hold the bus
   if (bus_) sd_bus_flush_close_unref(bus_);
   if (event_) sd_event_unref(event_);
   if (worker_fd_ >= 0) close(worker_fd_);
@@ -262,6 +263,7 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
   if (json_) json_->Emit(event);
   if (const auto* state = std::get_if<StateEvent>(&event)) {
     state_ = state->state;
+    start_pending_ = false;
     NotifyStatus();
     if (bus_) BusPropertyChanged(bus_, "State");
   }
@@ -275,8 +277,16 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
   // What was said stays with the apps on the bus: the journal, kept on disk, gets its shape only.
   const auto* transcript = std::get_if<TranscriptEvent>(&event);
   if (transcript != nullptr && transcript->final) {
-    Log(LOG_INFO, "request %.2f-%.2f s: %s, confidence %.2f", transcript->start, transcript->end,
-        transcript->text.empty() ? "no words" : "transcribed", transcript->confidence);
+    Log(LOG_INFO, "request %llu, %.2f-%.2f s: %s, confidence %.2f",
+        static_cast<unsigned long long>(transcript->request), transcript->start, transcript->end,
+        transcript->cancelled        ? "cancelled"
+        : transcript->text.empty() ? "no words"
+                                   : "transcribed",
+        transcript->confidence);
+  }
+  if (const auto* command = std::get_if<CommandEvent>(&event)) {
+    Log(LOG_INFO, "request %llu: %s", static_cast<unsigned long long>(command->request),
+        command->rejected ? "no command (rejected)" : "a command");
   }
   if (bus_) BusEmitEvent(bus_, event, monotonic_usec);
 }
@@ -303,6 +313,23 @@ void Manager::Unmute() {
   muted_ = false;
   queue_->Send(Command::Kind::kUnmute);
   if (bus_) BusPropertyChanged(bus_, "Muted");
+}
+
+int Manager::StartRequest(uint64_t* id) {
+  if (muted_) return -EPERM;
+  *id = worker_->NewRequestId();
+  Command command{Command::Kind::kStartRequest};
+  command.request = *id;
+  queue_->Send(std::move(command));
+  start_pending_ = true;
+  Log(LOG_INFO, "request %llu started without a wake word", static_cast<unsigned long long>(*id));
+  return 0;
+}
+
+int Manager::CancelRequest() {
+  if (state_ != "command" && !start_pending_) return -ENOENT;
+  queue_->Send(Command::Kind::kCancelRequest);
+  return 0;
 }
 
 DaemonStats Manager::stats() const {

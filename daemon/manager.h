@@ -14,6 +14,10 @@
 // effect: the `profile` event, the property, and the profile's models, loaded on
 // the loader thread (as a reload's are) and swapped by the pipeline at its next idle moment.
 //
+// Command sets (commands.cc): apps register sets over D-Bus; each is compiled with every other set
+// by a load on the loader thread (the speech-to-text model with them all), the caller answered
+// when it is done; a set goes with its owner's bus connection.
+//
 // Keywords (profiles.cc): the manager keeps the keywords of the models it last handed to the
 // pipeline and their sensitivities (the property Keywords). SetSensitivity changes one at once
 // (a command in the queue, as Mute is); the governor's model swaps keep the sensitivities set so,
@@ -25,6 +29,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +38,7 @@
 
 #include "config/config.h"
 #include "config/result.h"
+#include "models/stt/command_set.h"
 #include "daemon/frame_queue.h"
 #include "daemon/input.h"
 #include "daemon/worker.h"
@@ -100,8 +106,21 @@ class Manager {
   // -ENOENT for a keyword that is not loaded, -ERANGE for a sensitivity outside [0, 1].
   int SetSensitivity(const std::string& keyword, double sensitivity);
   int Reload();  // loads after a load in progress; the models swap at the next idle moment
+  // Push-to-talk: a request from the audio captured now on, its id in `id`; -EPERM when muted.
+  int StartRequest(uint64_t* id);
+  // Ends the request in progress (cancelled); -ENOENT when there is none.
+  int CancelRequest();
   DaemonStats stats() const;
   sd_bus* bus() const { return bus_; }
+  // Command sets (commands.cc). RegisterCommands answers `call` itself once the set is compiled
+  // (0), or fails at once with the reason in `why`: -EINVAL (does not parse), -EEXIST (a set of
+  // that name is registered).
+  int RegisterCommands(sd_bus_message* call, const std::string& name, const std::string& text,
+                       std::string* why);
+  // -ENOENT: no such handle; -EPERM: `sender` did not register it.
+  int UnregisterCommands(const std::string& sender, const std::string& handle);
+  // The sets decoded: stt.commands' and the registered ones, by name.
+  std::vector<std::string> command_sets() const;
 
  private:
   explicit Manager(DaemonOptions options);
@@ -114,8 +133,28 @@ class Manager {
   struct ModelLoad {
     std::shared_ptr<statemachine::ModelLibrary> library;
     ProfileModels sizes;
-    bool reload = false;  // a Reload()'s (its errors are the reload's), else the governor's
+    bool reload = false;    // a Reload()'s (its errors are the reload's), else the governor's
+    bool commands = false;  // for the registered command sets (errors: stage "commands")
+    uint64_t registering = 0;  // the registration it compiles (errors go to its caller), or 0
   };
+  // A command set an app registered; `call` is its RegisterCommands call until answered.
+  struct AppCommandSet {
+    uint64_t id = 0;
+    std::string handle;  // its object path
+    std::string owner;   // the caller's unique bus name
+    stt::CommandSet set;
+    sd_bus_track* track = nullptr;
+    sd_bus_message* call = nullptr;
+    bool gone = false;  // its owner left while it compiled
+    AppCommandSet() = default;
+    AppCommandSet(const AppCommandSet&) = delete;
+    AppCommandSet& operator=(const AppCommandSet&) = delete;
+    ~AppCommandSet();
+  };
+  static int OnCommandsOwnerGone(sd_bus_track* track, void* userdata);
+  std::pair<std::vector<stt::CommandSet>, std::string> AppSetsFor(uint64_t registering);
+  void StartNextLoad();
+  bool FinishRegistration(const Result<statemachine::PipelineModels>& models);
   static Result<std::shared_ptr<statemachine::ModelLibrary>> MakeLibrary(
       const config::Config& config);
   Result<statemachine::PipelineModels> SetUpGovernor();
@@ -166,11 +205,14 @@ class Manager {
   // The keywords of the models last handed to the pipeline, and their sensitivities.
   std::shared_ptr<const kws::KeywordSet> keywords_;
   std::vector<double> sensitivities_;
+  std::map<uint64_t, std::unique_ptr<AppCommandSet>> app_sets_;  // by id
+  uint64_t last_app_set_id_ = 0;
 
   double last_event_t_ = 0;  // of the newest event published
   std::string state_ = "idle";
   std::string profile_name_;  // of the decision in force
   bool muted_ = false;
+  bool start_pending_ = false;  // a StartRequest sent, its state event not yet here
   bool input_paused_ = false;
   bool stopping_ = false;
   bool input_failed_ = false;  // the wav input ended on a decoding error: exit status 1

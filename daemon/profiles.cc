@@ -116,8 +116,14 @@ void Manager::ApplyDecision(const Decision& decision) {
 // replaces any other waiting).
 void Manager::StartLoad(ModelLoad load) {
   if (loader_.joinable()) {
-    pending_load_ = std::move(load);
+    // A load for the command sets alone adds nothing to one waiting: each load compiles the sets
+    // registered when it starts.
+    if (!load.commands || !pending_load_) pending_load_ = std::move(load);
     return;
+  }
+  auto [sets, key] = AppSetsFor(load.registering);
+  if (load.library->command_sets_key() != key) {
+    load.library = load.library->WithCommandSets(std::move(sets), std::move(key));
   }
   loading_ = std::move(load);
   loader_ = std::thread([this, library = loading_.library, sizes = loading_.sizes] {
@@ -194,10 +200,14 @@ void Manager::OnLoadDone() {
   loader_.join();
   Result<statemachine::PipelineModels> models = std::move(*loaded_);
   loaded_.reset();
-  const char* stage = loading_.reload ? "reload" : "governor";
+  const char* stage = loading_.reload ? "reload" : loading_.commands ? "commands" : "governor";
+  // A registration's error is its caller's, not an event.
+  if (loading_.registering != 0) (void)FinishRegistration(models);
   if (!models.ok()) {
     const std::string message = models.error().message + " (keeping the current models)";
-    Publish(ErrorEvent{EventTime(), stage, message}, MonotonicUsec());
+    if (loading_.registering == 0) {
+      Publish(ErrorEvent{EventTime(), stage, message}, MonotonicUsec());
+    }
     if (!pending_load_) wanted_sizes_ = active_sizes_;
   } else {
     library_ = loading_.library;
@@ -214,11 +224,7 @@ void Manager::OnLoadDone() {
     SetKeywords(*models);
     queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
   }
-  if (pending_load_) {
-    ModelLoad next = std::move(*pending_load_);
-    pending_load_.reset();
-    StartLoad(std::move(next));
-  }
+  StartNextLoad();
 }
 
 }  // namespace earshot::daemon

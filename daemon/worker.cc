@@ -53,6 +53,12 @@ void PipelineWorker::Apply(Command& command) {
       // A keyword of models reloaded meanwhile may be gone: the manager's list said it was there.
       (void)pipeline_->SetSensitivity(command.keyword, command.sensitivity);
       break;
+    case Command::Kind::kStartRequest:
+      (void)pipeline_->StartRequest(command.request);  // muted meanwhile: nothing
+      break;
+    case Command::Kind::kCancelRequest:
+      (void)pipeline_->CancelRequest();  // ended meanwhile: nothing
+      break;
     case Command::Kind::kFinish:
       pipeline_->Finish();
       {

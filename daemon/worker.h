@@ -30,6 +30,8 @@ class PipelineWorker final : private EventSink {
   PipelineWorker& operator=(const PipelineWorker&) = delete;
 
   EventSink* sink() { return this; }
+  // Any thread, once started: an id for a request (Pipeline::NewRequestId).
+  uint64_t NewRequestId() { return pipeline_->NewRequestId(); }
   // Starts the thread on `pipeline` (created with sink() as its sink).
   void Start(std::unique_ptr<statemachine::Pipeline> pipeline);
 

@@ -7,6 +7,11 @@
 namespace earshot {
 namespace {
 
+std::string Quoted(std::string_view value) {
+  return nlohmann::json(std::string(value))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // Appends JSON fields to an object under construction.
 class JsonObject {
  public:
@@ -17,8 +22,7 @@ class JsonObject {
   // by U+FFFD, so every line is JSON that any reader takes.
   JsonObject& String(const char* key, std::string_view value) {
     Key(key);
-    out_ += nlohmann::json(std::string(value))
-                .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    out_ += Quoted(value);
     return *this;
   }
 
@@ -33,6 +37,24 @@ class JsonObject {
   JsonObject& Bool(const char* key, bool value) {
     Key(key);
     out_ += value ? "true" : "false";
+    return *this;
+  }
+
+  JsonObject& Unsigned(const char* key, uint64_t value) {
+    Key(key);
+    out_ += std::to_string(value);
+    return *this;
+  }
+
+  // An object of string values: {"state": "on", "device": "kitchen light"}.
+  JsonObject& StringMap(const char* key, const std::map<std::string, std::string>& values) {
+    Key(key);
+    out_ += "{";
+    for (const auto& [name, value] : values) {
+      if (out_.back() != '{') out_ += ", ";
+      out_ += Quoted(name) + ": " + Quoted(value);
+    }
+    out_ += "}";
     return *this;
   }
 
@@ -58,12 +80,18 @@ struct ToJsonVisitor {
   }
   std::string operator()(const WakeEvent& e) const {
     return JsonObject("wake").Number("t", e.t).String("keyword", e.keyword)
-        .Number("score", e.score).Finish();
+        .Number("score", e.score).Unsigned("request", e.request).Finish();
   }
   std::string operator()(const TranscriptEvent& e) const {
     return JsonObject("transcript").Number("t", e.t).String("text", e.text).Bool("final", e.final)
         .Number("confidence", e.confidence).Number("start", e.start).Number("end", e.end)
-        .BoolIf("cancelled", e.cancelled).Finish();
+        .Unsigned("request", e.request).BoolIf("cancelled", e.cancelled).Finish();
+  }
+  std::string operator()(const CommandEvent& e) const {
+    return JsonObject("command").Number("t", e.t).Unsigned("request", e.request)
+        .String("set", e.set).String("intent", e.intent).StringMap("slots", e.slots)
+        .String("text", e.text).Number("confidence", e.confidence).BoolIf("rejected", e.rejected)
+        .Finish();
   }
   std::string operator()(const ProfileEvent& e) const {
     return JsonObject("profile").Number("t", e.t).String("profile", e.profile)

@@ -2,6 +2,8 @@
 // `t` is seconds of stream time (offline) or since start (daemon).
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 
@@ -9,7 +11,15 @@ namespace earshot {
 
 struct SpeechStartEvent { double t = 0; };
 struct SpeechEndEvent { double t = 0; };
-struct WakeEvent { double t = 0; std::string keyword; double score = 0; };
+// `request`: the id of the request the event belongs to (1, 2, ... in the order requests start;
+// a pipeline's own count, or the daemon's StartRequest's). Every wake, transcript and command of
+// one request carries the same id.
+struct WakeEvent {
+  double t = 0;
+  std::string keyword;
+  double score = 0;
+  uint64_t request = 0;  // the request this wake started, or was heard in
+};
 struct TranscriptEvent {
   double t = 0;
   std::string text;
@@ -20,6 +30,20 @@ struct TranscriptEvent {
   // A final transcript of a request that ended before its endpoint (a mute, a decoder error): no
   // words, but the one final event every request ends with. In JSON only when true.
   bool cancelled = false;
+  uint64_t request = 0;
+};
+// A request decoded with command sets (stt.commands, RegisterCommands): its set, intent and slots,
+// or rejected (no command of any set said; set, intent and slots empty). After the request's final
+// transcript; none for a cancelled request.
+struct CommandEvent {
+  double t = 0;
+  uint64_t request = 0;
+  std::string set;
+  std::string intent;
+  std::map<std::string, std::string> slots;
+  std::string text;  // the words decoded
+  double confidence = 0;
+  bool rejected = false;
 };
 struct ProfileEvent { double t = 0; std::string profile; std::string reason; };
 struct StateEvent { double t = 0; std::string state; };
@@ -28,7 +52,7 @@ struct ErrorEvent { double t = 0; std::string stage; std::string message; };
 struct AudioEvent { double t = 0; std::string file; double duration = 0; int rate = 0; int channels = 0; };
 
 using Event = std::variant<SpeechStartEvent, SpeechEndEvent, WakeEvent, TranscriptEvent,
-                           ProfileEvent, StateEvent, ErrorEvent, AudioEvent>;
+                           ProfileEvent, StateEvent, ErrorEvent, AudioEvent, CommandEvent>;
 
 // One JSON object, without the newline: {"event": "wake", "t": 12.34, ...}.
 std::string ToJson(const Event& event);

@@ -39,6 +39,15 @@ bool ModelLibrary::Serves(const config::Config& config) const {
   return true;
 }
 
+std::shared_ptr<ModelLibrary> ModelLibrary::WithCommandSets(std::vector<stt::CommandSet> sets,
+                                                            std::string key) const {
+  auto library = std::make_shared<ModelLibrary>(*this);
+  library->command_sets_ = std::move(sets);
+  library->command_sets_key_ = std::move(key);
+  library->stt_ = {};
+  return library;
+}
+
 Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
   if (!vad_) {
     const std::string path = config::ModelPath(config_, "vad.model", "vad/vad.eshm");
@@ -133,6 +142,13 @@ Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) 
   Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config_);
   if (!stt_config.ok()) return stt_config.error();
   stt_config->profile = std::string(SttSizeName(size));
+  if (!command_sets_.empty()) {
+    if (!stt_config->grammar.empty() || !stt_config->words.empty()) {
+      return Error{"command sets cannot be registered while stt.grammar or stt.words is set"};
+    }
+    stt_config->command_sets.insert(stt_config->command_sets.end(), command_sets_.begin(),
+                                    command_sets_.end());
+  }
   auto model = stt::LoadModel(*stt_config);
   if (!model.ok()) return model.error();
   for (const std::string* path : {&stt_config->acoustic_model, &stt_config->language_model,

@@ -43,6 +43,13 @@ class ModelLibrary {
   // file in it) has the size, modification time and inode it had when loaded.
   bool Serves(const config::Config& config) const;
 
+  // Command sets registered at run time (earshotd's RegisterCommands), decoded beside
+  // stt.commands': a library that shares every model but the speech-to-text, which it loads
+  // with `sets`. `key` names the sets (compared by the caller to tell whether a library has them).
+  std::shared_ptr<ModelLibrary> WithCommandSets(std::vector<stt::CommandSet> sets,
+                                                std::string key) const;
+  const std::string& command_sets_key() const { return command_sets_key_; }
+
  private:
   // A file as it was when loaded.
   struct FileStamp {
@@ -71,6 +78,8 @@ class ModelLibrary {
   std::array<std::shared_ptr<const stt::KeyphraseVerifier>, 2> verifiers_;  // by KwsSize
   std::array<std::shared_ptr<const stt::SttModel>, 2> stt_;  // large, small
   std::vector<FileStamp> stamps_;  // every file loaded
+  std::vector<stt::CommandSet> command_sets_;  // registered at run time
+  std::string command_sets_key_;
 };
 
 }  // namespace earshot::statemachine

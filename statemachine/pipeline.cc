@@ -113,10 +113,8 @@ void Pipeline::Finish() {
   const int64_t end = stats_.frames;
   decided_end_ = end;
   if (state_ == State::kCommand) EndRequest(end - 1);
-  if (speech_) {
-    sink_->Emit(SpeechEndEvent{StartTime(end)});
-    speech_ = false;
-  }
+  AnnounceSpeech(false, StartTime(end));
+  speech_ = false;
   Enter(State::kIdle, end, StartTime(end));
 }
 
@@ -125,7 +123,7 @@ void Pipeline::Mute() {
   const double t = time();
   if (state_ == State::kCommand) AbandonRequest(t);
   decided_end_ = stats_.frames;  // the frames the VAD had not decided are dropped with the audio
-  if (speech_) sink_->Emit(SpeechEndEvent{t});
+  AnnounceSpeech(false, t);
   speech_ = false;
   Enter(Next(state_, Input::kMute, false), stats_.frames, t);
 }
@@ -164,10 +162,7 @@ void Pipeline::OnSpeechChange(int64_t k, bool speech) {
     OnWakes(k - 1);
   }
   if (state_ == State::kCommand) return;
-  if (speech)
-    sink_->Emit(SpeechStartEvent{StartTime(k)});
-  else
-    sink_->Emit(SpeechEndEvent{StartTime(k)});
+  AnnounceSpeech(speech, StartTime(k));
   Enter(Next(state_, speech ? Input::kSpeechStart : Input::kSpeechEnd, speech), k, StartTime(k));
 }
 
@@ -202,8 +197,9 @@ void Pipeline::EmitPartial(int64_t k) {
   }
   if (partial.empty() || partial == last_partial_) return;
   last_partial_ = partial;
-  sink_->Emit(
-      TranscriptEvent{EndTime(k), partial, false, 0.0, StartTime(request_start_), EndTime(k)});
+  TranscriptEvent event{EndTime(k), partial, false, 0.0, StartTime(request_start_), EndTime(k)};
+  event.request = request_;
+  sink_->Emit(event);
 }
 
 // The endpoint at frame k: the final transcript, then the end of the request's speech unless the
@@ -223,11 +219,14 @@ void Pipeline::EndRequest(int64_t k) {
       const double offset = StartTime(request_start_);
       const double first = result->words.empty() ? 0.0 : result->words.front().start;
       const double last = result->words.empty() ? t - offset : result->words.back().end;
-      sink_->Emit(TranscriptEvent{t, result->text, true, result->confidence,
-                                  OnFrameGrid(offset + first), OnFrameGrid(offset + last)});
+      TranscriptEvent final{t, result->text, true, result->confidence,
+                            OnFrameGrid(offset + first), OnFrameGrid(offset + last)};
+      final.request = request_;
+      sink_->Emit(final);
+      EmitCommand(t, *result);
     }
   }
-  if (!speech_) sink_->Emit(SpeechEndEvent{t});
+  AnnounceSpeech(speech_, t);
   Enter(Next(state_, Input::kEndpoint, speech_), k, t);
 }
 
@@ -242,7 +241,57 @@ void Pipeline::EmitCancelled(double t) {
   if (!stt_) return;  // no STT, no transcripts
   TranscriptEvent cancelled{t, "", true, 0.0, StartTime(request_start_), t};
   cancelled.cancelled = true;
+  cancelled.request = request_;
   sink_->Emit(cancelled);
+}
+
+// With command sets, the decoder judged the request: a command, or rejected.
+void Pipeline::EmitCommand(double t, const stt::SttResult& result) {
+  if (!result.command && !result.rejected) return;  // no command sets
+  CommandEvent event;
+  event.t = t;
+  event.request = request_;
+  if (result.command) {
+    event.set = result.command->set;
+    event.intent = result.command->intent;
+    event.slots = result.command->slots;
+  }
+  event.text = result.text;
+  event.confidence = result.confidence;
+  event.rejected = !result.command;
+  sink_->Emit(event);
+}
+
+bool Pipeline::StartRequest(uint64_t id) {
+  if (state_ == State::kMuted) return false;
+  const int64_t k = decided_end_ - 1;  // the last decided frame: the "keyword" ends there
+  const double t = EndTime(k);
+  if (state_ == State::kCommand) AbandonRequest(t);
+  request_ = id;
+  Enter(State::kCommand, k, t);
+  BeginRequest(k + 1, k);
+  return true;
+}
+
+bool Pipeline::CancelRequest() {
+  if (state_ != State::kCommand) return false;
+  const int64_t k = decided_end_ - 1;
+  const double t = EndTime(k);
+  AbandonRequest(t);
+  AnnounceSpeech(speech_, t);
+  Enter(Next(state_, Input::kEndpoint, speech_), k, t);
+  return true;
+}
+
+// speech_start and speech_end in pairs: in `command` the VAD's changes are not reported, and a
+// push-to-talk request may start in silence and end in speech.
+void Pipeline::AnnounceSpeech(bool speech, double t) {
+  if (speech == speech_announced_) return;
+  speech_announced_ = speech;
+  if (speech)
+    sink_->Emit(SpeechStartEvent{t});
+  else
+    sink_->Emit(SpeechEndEvent{t});
 }
 
 // Moves to `next` at frame k (event time t): starts and stops the stages and says so.
@@ -258,7 +307,7 @@ void Pipeline::Enter(State next, int64_t k, double t) {
 // The request starts with the frame after the keyword's end, so the keyword is not transcribed
 // and speech that follows it without a pause is; frames first..k were decided while the detector
 // waited for the keyword's end and are fed now.
-void Pipeline::StartRequest(int64_t first, int64_t k) {
+void Pipeline::BeginRequest(int64_t first, int64_t k) {
   request_start_ = first;
   endpointer_.Start();
   last_partial_.clear();
@@ -292,6 +341,7 @@ void Pipeline::ResetStreamState() {
   kws_next_ = -1;
   ring_.Reset(frame_base_);
   speech_ = false;
+  speech_announced_ = false;
 }
 
 }  // namespace earshot::statemachine

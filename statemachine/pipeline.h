@@ -16,9 +16,14 @@
 // request; a keyword whose wake comes on the same hop, or whose run over its threshold was in
 // progress then, is reported too (in time order), but starts no other request: in `command` the
 // keyword stage does not run, and a wake changes nothing.
-// Not thread-safe: one thread pushes frames and calls the other methods.
+// Requests: each has an id (1, 2, ...; NewRequestId) carried by its wake, transcript and command
+// events. A request starts at a wake word or at StartRequest (push-to-talk: as if a wake word had
+// ended on the last decided frame); it ends at its endpoint, or before it (Mute, CancelRequest, a
+// decoder error) with a final transcript that says it was cancelled.
+// Not thread-safe: one thread pushes frames and calls the other methods, except NewRequestId.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -97,6 +102,13 @@ class Pipeline {
   void Unmute();
   // The keyword and STT models to use from the next idle moment on (at once if idle now).
   void SwapModels(PipelineModels models);
+  // A request id that no other request of this pipeline has; any thread.
+  uint64_t NewRequestId() { return next_request_id_.fetch_add(1) + 1; }
+  // Push-to-talk: request `id` (from NewRequestId) starts now, as if a wake word had just ended;
+  // a request in progress is cancelled first. False (nothing done) when muted.
+  bool StartRequest(uint64_t id);
+  // Ends the request in progress with a cancelled final transcript; false if there is none.
+  bool CancelRequest();
   // The sensitivity (0 .. 1) of the keyword `name` from the next hop on, in the models in use and
   // in those waiting to be swapped in; false if neither has such a keyword.
   bool SetSensitivity(std::string_view name, double sensitivity);
@@ -136,8 +148,10 @@ class Pipeline {
   void EndRequest(int64_t k);
   void AbandonRequest(double t);
   void EmitCancelled(double t);
+  void EmitCommand(double t, const stt::SttResult& result);
+  void AnnounceSpeech(bool speech, double t);
   void Enter(State next, int64_t k, double t);
-  void StartRequest(int64_t first, int64_t k);
+  void BeginRequest(int64_t first, int64_t k);
   bool FeedStt(int64_t k);
   void ApplyPendingModels();
   void ResetStreamState();
@@ -167,8 +181,11 @@ class Pipeline {
 
   State state_ = State::kIdle;
   bool speech_ = false;        // the VAD's decision for the last decided frame
+  bool speech_announced_ = false;  // speech_start sent, its speech_end not yet
   int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
   int64_t request_start_ = 0;  // first frame fed to the STT
+  uint64_t request_ = 0;       // the id of the request in progress, or of the last one
+  std::atomic<uint64_t> next_request_id_{0};  // the last id handed out
   int64_t decided_end_ = 0;    // the last decided frame + 1
   int64_t kws_next_ = -1;      // the next frame the keyword session expects (-1: none)
   std::string last_partial_;

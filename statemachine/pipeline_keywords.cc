@@ -86,14 +86,16 @@ void Pipeline::OnWakes(int64_t k) {
     return a.wake.frame < b.wake.frame;
   });
   const int64_t first = wakes_.front().wake.frame;
+  request_ = NewRequestId();
   for (const KeywordWake& w : wakes_) {
     ++stats_.wakes;
     const double t = EndTime(w.wake.frame);
-    sink_->Emit(WakeEvent{t, models_.kws->keywords()[w.keyword].name, w.wake.score_q15 / 32767.0});
+    sink_->Emit(WakeEvent{t, models_.kws->keywords()[w.keyword].name, w.wake.score_q15 / 32767.0,
+                          request_});
     Enter(Next(state_, Input::kWake, speech_), k, t);  // voice -> command; command stays
   }
   wakes_.clear();
-  StartRequest(first + 1, k);
+  BeginRequest(first + 1, k);
 }
 
 // Ends every keyword's run over its threshold in progress, as a wake.

@@ -237,12 +237,15 @@ def bus_requests(bus, started_usec):
         if not check(f"first request: {member} in order", got):
             return
         if member == "WakeWord":
-            keyword, score, usec = got["payload"]["data"]
+            keyword, score, usec, request = got["payload"]["data"]
+            check("WakeWord: the first request", request == 1, str(got))
             now = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
             check("WakeWord computer", keyword == "computer" and 0 < score <= 1, str(got))
             check("WakeWord monotonic time", started_usec < usec <= now, f"{usec} vs {now}")
         if member == "Transcript":
             check("final transcript has words", got["payload"]["data"][0].strip() != "")
+            check("final transcript: the wake word's request, not cancelled",
+                  got["payload"]["data"][3:] == [1, False], str(got))
     check_stats()
     # Sensitivity 0: the second request is heard as speech, and no wake word in it.
     check("SetSensitivity 0", call("SetSensitivity", "sd", "computer", "0").returncode == 0)

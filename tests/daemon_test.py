@@ -7,6 +7,9 @@
                                        and replug; an overrun storm
   daemon_test.py reload EARSHOTD       under dbus-run-session: 20 reloads of an idle daemon hold
                                        its resident set within 20 MB of the first
+  daemon_test.py commands EARSHOTD     under dbus-run-session: command sets registered by apps,
+                                       Command and Error signals, request ids, push-to-talk,
+                                       cancel (daemon_commands.py)
 
 Nothing waits by sleeping: every wait is for a line, a message or a datagram, with a deadline
 (EARSHOT_TEST_TIMEOUT seconds, 120 by default) after which the check fails.
@@ -253,6 +256,9 @@ def main():
             test_notify(earshotd, tmp)
         elif mode == "reload":
             test_reload(earshotd, tmp)
+        elif mode == "commands":
+            from daemon_commands import test_commands  # python3-gi: this mode only
+            test_commands(earshotd, tmp)
         elif mode == "alsa":
             test_alsa(earshotd, tmp, os.path.abspath(sys.argv[3]))
         else:

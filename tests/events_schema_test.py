@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every event earshot prints against docs/events.schema.json: the committed goldens
 (tests/golden/*.jsonl), then `earshot run`'s output on the goldens' recordings and on runs that
-give the other kinds of event (a transcript, profiles, a governor error, two keywords). Fails on
+give the other kinds of event (a transcript, commands, profiles, a governor error, two keywords). Fails on
 an event the schema does not describe (a field renamed, added or missing, a wrong type), on t
 going backwards within a file's stream, and when some kind of event in the schema was never seen.
 
@@ -83,6 +83,12 @@ def main():
         zone.mkdir(parents=True)
         (zone / "temp").write_text("hot\n")
         small = str(SRC / "models/kws/computer_small.eshm")
+        # A command set that says the sample's request, and one that does not: a command, and a
+        # rejected one.
+        (d / "chores.commands").write_text(
+            "slot thing = ironing things:ironing | dishes\nintent away\n"
+            "  she's going to put the {thing} away\n")
+        (d / "lights.commands").write_text("intent light\n  (turn | switch) (on | off){state}\n")
         cases = {
             "run sample.flac": ["--stages", "vad,kws", "sample.flac"],
             "run two.flac": ["--stages", "vad,kws", "two.flac"],
@@ -92,6 +98,8 @@ def main():
                               "--set", "governor.poll_ms=100", "sample.flac"],
             "run --sysfs-root (garbage zone)": ["--stages", "vad,kws", "--sysfs-root", "sys",
                                                 "sample.flac"],
+            "run command sets": ["--set", "stt.commands=chores.commands", "sample.flac"],
+            "run command sets (rejected)": ["--set", "stt.commands=lights.commands", "sample.flac"],
             "run two keywords": ["--stages", "vad,kws", "--set", f"kws.models=computer,{small}",
                                  "--set", "kws.names=,small", "sample.flac", "two.flac"],
         }

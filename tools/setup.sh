@@ -32,6 +32,7 @@ packages=(
   libeigen3-dev                              # float reference of the keyword spotter (tests)
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
   python3-jsonschema                         # the events' schema test (docs/events.schema.json)
+  python3-gi                                 # the D-Bus test's apps (daemon_commands_test)
   dbus-daemon systemd                        # daemon tests: dbus-run-session, busctl, systemd-analyze
   strace                                     # install test: no file of the checkout opened
   help2man lintian file                      # manual pages from --help; the .deb (cpack, its check)
