@@ -75,14 +75,7 @@ void MelFilterbank::Process(std::span<const ComplexInt32> spectrum, std::span<ui
     const int16_t* w = weights_q15_.data() + weight_offset_[b];
     const int count = weight_offset_[b + 1] - weight_offset_[b];
     uint64_t sum = 0;
-    int i = 0;
-#if defined(__aarch64__)
-    if (simd_) {
-      i = count / 4 * 4;
-      sum = simd::WeightedSum(p, w, static_cast<size_t>(i));
-    }
-#endif
-    for (; i < count; ++i) sum += static_cast<uint64_t>(w[i]) * p[i];  // Q15 * P
+    for (int i = 0; i < count; ++i) sum += static_cast<uint64_t>(w[i]) * p[i];  // Q15 * P
     mel_energy[b] = sum;
   }
 }

@@ -29,8 +29,7 @@ class MelFilterbank {
  public:
   static constexpr int kPowerShift = 14;  // P = |X|^2 >> 14
 
-  // `allow_simd`: the SIMD power spectrum (features/simd.h; same results), and on aarch64 the
-  // band sums.
+  // `allow_simd`: the SIMD power spectrum (features/simd.h; same results).
   MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
                 bool allow_simd = true);
 

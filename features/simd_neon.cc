@@ -202,24 +202,6 @@ void LoadRadix4First(const int32_t* in, const uint16_t* bit_reverse, size_t m, i
   }
 }
 
-uint64_t WeightedSum(const uint64_t* power, const int16_t* weights_q15, size_t count) {
-  // p w = p_low w + 2^32 p_high w with p = 2^32 p_high + p_low: each half's product is exact in
-  // a uint64 lane (< 2^47), and low + (high << 32) is the sum modulo 2^64, as the plain loop's.
-  uint64x2_t low = vdupq_n_u64(0), high = vdupq_n_u64(0);
-  for (size_t i = 0; i < count; i += 4) {
-    const uint32x4_t p01 = vreinterpretq_u32_u64(vld1q_u64(power + i));
-    const uint32x4_t p23 = vreinterpretq_u32_u64(vld1q_u64(power + i + 2));
-    const uint32x4_t p_low = vuzp1q_u32(p01, p23), p_high = vuzp2q_u32(p01, p23);
-    const uint32x4_t w = vreinterpretq_u32_s32(vmovl_s16(vld1_s16(weights_q15 + i)));
-    low = vmlal_u32(low, vget_low_u32(p_low), vget_low_u32(w));
-    low = vmlal_high_u32(low, p_low, w);
-    high = vmlal_u32(high, vget_low_u32(p_high), vget_low_u32(w));
-    high = vmlal_high_u32(high, p_high, w);
-  }
-  const uint64x2_t sum = vaddq_u64(low, vshlq_n_u64(high, 32));
-  return vgetq_lane_u64(sum, 0) + vgetq_lane_u64(sum, 1);
-}
-
 }  // namespace earshot::features::neon
 
 #endif  // __aarch64__

@@ -42,8 +42,4 @@ void WindowScale(const int32_t* frame_q8, const int16_t* window_q15, size_t coun
 void LoadRadix4First(const int32_t* in, const uint16_t* bit_reverse, size_t m, int32_t* re,
                      int32_t* im);
 
-// MelFilterbank's band sums: the sum of weights_q15[i] * power[i], i < count (a multiple of 4),
-// modulo 2^64 as the plain uint64 loop; 0 <= weights_q15[i] < 2^15.
-uint64_t WeightedSum(const uint64_t* power, const int16_t* weights_q15, size_t count);
-
 }  // namespace earshot::features::neon

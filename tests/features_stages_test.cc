@@ -225,7 +225,7 @@ TEST(MelFilterbank, MatchesFloatWeightsOnPower) {
   }
 }
 
-// The power spectrum and (aarch64) the band sums: random bins, then every bin at full scale.
+// The power spectrum: random bins, then every bin at full scale.
 TEST(MelFilterbank, SimdAndPlainPowerGiveTheSameBits) {
   MelFilterbank simd(40, 20, 7600, 512, 16000, true), plain(40, 20, 7600, 512, 16000, false);
   std::mt19937 rng(8);
