@@ -4,6 +4,8 @@
 // UNPRIVILEGED: sd-bus would otherwise ask for CAP_SYS_ADMIN on top of the policy.
 #include "daemon/bus.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -160,6 +162,15 @@ int MethodStartRequest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   return sd_bus_reply_method_return(m, "t", id);
 }
 
+int MethodOpenRequestAudio(sd_bus_message* m, void* userdata, sd_bus_error* error) {
+  int fd = -1;
+  int r = ManagerOf(userdata).OpenRequestAudio(&fd);
+  if (r < 0) return sd_bus_error_set_errnof(error, r, "cannot make a pipe: %s", strerror(-r));
+  r = sd_bus_reply_method_return(m, "h", fd);  // sends a duplicate
+  close(fd);
+  return r;
+}
+
 int MethodCancelRequest(sd_bus_message* m, void* userdata, sd_bus_error* error) {
   if (ManagerOf(userdata).CancelRequest() < 0) {
     return sd_bus_error_set(error, kErrorNoRequest, "no request is in progress");
@@ -210,6 +221,12 @@ int AppendStats(sd_bus_message* reply, const DaemonStats& s) {
   if (r >= 0) r = AppendEntry<uint64_t>(reply, "reopens", "t", s.reopens);
   if (r >= 0) r = AppendEntry<int>(reply, "capturing", "b", s.capturing ? 1 : 0);
   if (r >= 0) r = AppendEntry<const char*>(reply, "input", "s", s.input.c_str());
+  if (r >= 0) {
+    r = AppendEntry<uint64_t>(reply, "request_audio_readers", "t", s.request_audio_readers);
+  }
+  if (r >= 0) {
+    r = AppendEntry<uint64_t>(reply, "request_audio_dropped", "t", s.request_audio_dropped);
+  }
   return r;
 }
 
@@ -250,6 +267,8 @@ const sd_bus_vtable kVtable[] = {
     SD_BUS_METHOD_WITH_NAMES("StartRequest", "", , "t", SD_BUS_PARAM(request), MethodStartRequest,
                              kOpen),
     SD_BUS_METHOD("CancelRequest", "", "", MethodCancelRequest, kOpen),
+    SD_BUS_METHOD_WITH_NAMES("OpenRequestAudio", "", , "h", SD_BUS_PARAM(fd),
+                             MethodOpenRequestAudio, kOpen),
     SD_BUS_METHOD_WITH_NAMES("RegisterCommands", "ss", SD_BUS_PARAM(name) SD_BUS_PARAM(text), "o",
                              SD_BUS_PARAM(handle), MethodRegisterCommands, kOpen),
     SD_BUS_METHOD_WITH_NAMES("UnregisterCommands", "o", SD_BUS_PARAM(handle), "", ,

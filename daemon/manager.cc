@@ -94,6 +94,7 @@ Status Manager::Init() {
   auto pipeline =
       statemachine::Pipeline::Create(config_, std::move(models).value(), worker_->sink());
   if (!pipeline.ok()) return pipeline.error();
+  (*pipeline)->SetRequestAudioSink(&request_audio_);
   worker_->Start(std::move(pipeline).value());
   s = SetUpBus();
   if (s.ok()) s = StartInput();
@@ -135,6 +136,8 @@ Status Manager::SetUpEvents() {
   sigset_t mask;
   sigemptyset(&mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
+  // A request-audio pipe whose reader is gone is EPIPE, not the end of the daemon.
+  signal(SIGPIPE, SIG_IGN);
   if (pthread_sigmask(SIG_BLOCK, &mask, nullptr) != 0) return Error{"cannot block signals"};
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     sd_event_source* s = nullptr;
@@ -340,6 +343,8 @@ DaemonStats Manager::stats() const {
   s.reopens = input_ ? input_->reopens() : 0;
   s.capturing = input_ && input_->capturing();
   s.input = options_.input;
+  s.request_audio_readers = request_audio_.readers();
+  s.request_audio_dropped = request_audio_.dropped_frames();
   return s;
 }
 

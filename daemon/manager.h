@@ -41,6 +41,7 @@
 #include "models/stt/command_set.h"
 #include "daemon/frame_queue.h"
 #include "daemon/input.h"
+#include "daemon/request_audio.h"
 #include "daemon/worker.h"
 #include "statemachine/governor.h"
 #include "statemachine/json_sink.h"
@@ -79,6 +80,8 @@ struct DaemonStats {
   uint64_t reopens = 0;
   bool capturing = false;
   std::string input;
+  uint64_t request_audio_readers = 0;  // OpenRequestAudio's pipes open
+  uint64_t request_audio_dropped = 0;  // frames a full pipe did not take
 };
 
 class Manager {
@@ -110,6 +113,9 @@ class Manager {
   int StartRequest(uint64_t* id);
   // Ends the request in progress (cancelled); -ENOENT when there is none.
   int CancelRequest();
+  // A pipe on which each request's audio arrives (request_audio.h); its read end in `fd`, the
+  // caller's to close. Negative errno.
+  int OpenRequestAudio(int* fd) { return request_audio_.Open(fd); }
   DaemonStats stats() const;
   sd_bus* bus() const { return bus_; }
   // Command sets (commands.cc). RegisterCommands answers `call` itself once the set is compiled
@@ -184,6 +190,7 @@ class Manager {
   sd_event* event_ = nullptr;
   sd_bus* bus_ = nullptr;
   std::unique_ptr<FrameQueue> queue_;
+  RequestAudioPipes request_audio_;  // written by the worker: outlives it
   int worker_fd_ = -1;  // eventfd: the worker has something for the loop
   int reload_fd_ = -1;  // eventfd: the loader thread is done
   int sensors_fd_ = -1;  // eventfd: the sensor poller has a sample

@@ -177,6 +177,8 @@ void Pipeline::RunCommand(int64_t k) {
 
 // Feeds frame k to the STT; on a decoder error the request is abandoned (false).
 bool Pipeline::FeedStt(int64_t k) {
+  request_fed_end_ = k + 1;
+  if (audio_sink_) audio_sink_->RequestAudio(request_, k * audio::kFrameSamples, ring_.Samples(k));
   if (!stt_) return true;
   StageTimer timer(stats_.stt);
   Status fed = stt_->Feed(ring_.Samples(k));
@@ -207,6 +209,9 @@ void Pipeline::EmitPartial(int64_t k) {
 void Pipeline::EndRequest(int64_t k) {
   const double t = EndTime(k);
   ++stats_.requests;
+  if (audio_sink_) {
+    audio_sink_->RequestEnded(request_, request_fed_end_ * audio::kFrameSamples, false);
+  }
   if (stt_) {
     Result<stt::SttResult> result = [&] {
       StageTimer timer(stats_.stt, 0, &stats_.stt_end_nanoseconds_max);
@@ -233,6 +238,9 @@ void Pipeline::EndRequest(int64_t k) {
 // A request that ends before its endpoint at time t: the words so far are dropped with it, and
 // its final transcript says so.
 void Pipeline::AbandonRequest(double t) {
+  if (audio_sink_) {
+    audio_sink_->RequestEnded(request_, request_fed_end_ * audio::kFrameSamples, true);
+  }
   if (stt_) (void)stt_->End();
   EmitCancelled(t);
 }
@@ -309,6 +317,8 @@ void Pipeline::Enter(State next, int64_t k, double t) {
 // waited for the keyword's end and are fed now.
 void Pipeline::BeginRequest(int64_t first, int64_t k) {
   request_start_ = first;
+  request_fed_end_ = first;
+  if (audio_sink_) audio_sink_->RequestStarted(request_, first * audio::kFrameSamples);
   endpointer_.Start();
   last_partial_.clear();
   if (stt_) {

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -86,6 +87,17 @@ struct PipelineStats {
   int64_t stt_end_nanoseconds_max = 0;  // the longest wait for a final transcript after the endpoint
 };
 
+// A request's audio as the STT reads it (earshotd's OpenRequestAudio), on the pipeline's thread, in
+// order: Started, Audio for each 10 ms frame from the one after the wake word (or a push-to-talk's
+// first) to the endpoint, Ended. Samples are counted from the stream's start, muted ones included.
+class RequestAudioSink {
+ public:
+  virtual ~RequestAudioSink() = default;
+  virtual void RequestStarted(uint64_t request, int64_t first_sample) = 0;
+  virtual void RequestAudio(uint64_t request, int64_t sample, std::span<const int16_t> samples) = 0;
+  virtual void RequestEnded(uint64_t request, int64_t end_sample, bool cancelled) = 0;
+};
+
 class Pipeline {
  public:
   // `sink` is not owned and must outlive the pipeline.
@@ -109,6 +121,8 @@ class Pipeline {
   bool StartRequest(uint64_t id);
   // Ends the request in progress with a cancelled final transcript; false if there is none.
   bool CancelRequest();
+  // Where each request's audio goes too (not owned; null: nowhere).
+  void SetRequestAudioSink(RequestAudioSink* sink) { audio_sink_ = sink; }
   // The sensitivity (0 .. 1) of the keyword `name` from the next hop on, in the models in use and
   // in those waiting to be swapped in; false if neither has such a keyword.
   bool SetSensitivity(std::string_view name, double sensitivity);
@@ -185,6 +199,8 @@ class Pipeline {
   int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
   int64_t request_start_ = 0;  // first frame fed to the STT
   uint64_t request_ = 0;       // the id of the request in progress, or of the last one
+  int64_t request_fed_end_ = 0;  // the last frame fed to the request + 1
+  RequestAudioSink* audio_sink_ = nullptr;
   std::atomic<uint64_t> next_request_id_{0};  // the last id handed out
   int64_t decided_end_ = 0;    // the last decided frame + 1
   int64_t kws_next_ = -1;      // the next frame the keyword session expects (-1: none)

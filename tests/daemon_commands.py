@@ -1,5 +1,5 @@
 """Issue 49's D-Bus half (daemon_test.py commands): request ids, command sets registered by apps,
-Command and Error signals, typed errors, push-to-talk and cancel.
+Command and Error signals, typed errors, push-to-talk and cancel, the request audio pipe.
 
 The daemon reads its audio from standard input (wav:-), which the test writes only when it is
 ready for it: a set registered, a request started. Nothing depends on how fast the machine is,
@@ -7,10 +7,12 @@ so the test runs under the sanitizers too. Apps are GDBus connections of their o
 a set lives as long as the connection that registered it, so busctl (a connection per call)
 could not hold one. Signals are read from `busctl monitor`.
 """
+import fcntl
 import json
 import os
 import struct
 import subprocess
+import threading
 import time
 
 from gi.repository import Gio, GLib
@@ -49,6 +51,20 @@ def wav_header():
     fmt = struct.pack("<HHIIHH", 1, 1, 16000, 32000, 2, 16)
     return (b"RIFF" + struct.pack("<I", 0xFFFFFFFF) + b"WAVE" + b"fmt " +
             struct.pack("<I", len(fmt)) + fmt + b"data" + struct.pack("<I", 0xFFFFFFFF))
+
+
+class Audio:
+    """The daemon's standard input, and what was written on it after the header (the stream)."""
+
+    def __init__(self, stream):
+        self.stream, self.written = stream, bytearray()
+
+    def write(self, data):
+        self.stream.write(data)
+        self.written += data
+
+    def flush(self):
+        self.stream.flush()
 
 
 def connect():
@@ -95,13 +111,16 @@ def test_commands(earshotd, tmp):
     events = Lines((line.decode() for line in daemon.stdout), json.loads)
     log = Lines(line.decode() for line in daemon.stderr)
     try:
-        daemon.stdin.write(wav_header() + silence(0.5))
-        daemon.stdin.flush()
+        daemon.stdin.write(wav_header())
+        audio = Audio(daemon.stdin)
+        audio.write(silence(0.5))
+        audio.flush()
         check("startup ProfileChanged", bus.expect(is_signal("ProfileChanged", "performance")))
         check_interface_xml()
         app = connect()
         register(app, bus)
-        requests(app, bus, events, daemon.stdin)
+        requests(app, bus, events, audio)
+        request_audio(app, bus, audio)
         errors(app, bus, config)
         daemon.stdin.close()
         check("daemon exits 0 at the end of its input", daemon.wait(timeout=TIMEOUT) == 0)
@@ -254,3 +273,87 @@ def errors(app, bus, config):
           error and error[0] == "io.earshot.Error.BadConfig", str(error))
     with open(config, "w") as f:
         f.write(good)
+
+
+class PipeReader:
+    """Reads a request-audio pipe on a thread, as an app would."""
+
+    def __init__(self, fd):
+        self.fd, self.data, self.lock = fd, bytearray(), threading.Lock()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return
+            with self.lock:
+                self.data += chunk
+
+    def frames(self):
+        """[(kind, request, sample, payload)] of the whole frames read so far."""
+        with self.lock:
+            data = bytes(self.data)
+        frames, i = [], 0
+        while i + 24 <= len(data):
+            kind, size, request, sample = struct.unpack_from("<IIQq", data, i)
+            if i + 24 + size > len(data):
+                break
+            frames.append((kind, request, sample, data[i + 24:i + 24 + size]))
+            i += 24 + size
+        return frames
+
+
+def open_request_audio(conn):
+    reply, fds = conn.call_with_unix_fd_list_sync(
+        NAME, OBJECT, PATH_IFACE, "OpenRequestAudio", None, GLib.VariantType("(h)"),
+        Gio.DBusCallFlags.NONE, int(TIMEOUT * 1000), None, None)
+    return fds.get(reply.unpack()[0])
+
+
+def request_audio(app, bus, audio):
+    """OpenRequestAudio: each request's samples exactly, framed; an app that never reads its
+    pipe holds nothing back (its frames are dropped, counted)."""
+    # The daemon reads wav:- faster than real time: the reader's pipe gets room for a whole
+    # request (F_SETPIPE_SZ, as an app that wants slack may do), the other keeps its 64 KiB.
+    fd = open_request_audio(app)
+    fcntl.fcntl(fd, 1031, 1 << 20)  # F_SETPIPE_SZ
+    reader = PipeReader(fd)
+    unread = open_request_audio(app)  # never read
+    command_only = pcm(SAMPLE, "trim", str(WAKE_END_S))
+    ids = []
+    for n in range(3):  # 3 requests of about 3 s: past a 64 KiB pipe's 1.9 s
+        started, error = call(app, "StartRequest")
+        check(f"request audio: StartRequest {n}", error is None, str(error))
+        ids.append(started[0] if started else 0)
+        audio.write(command_only + silence(1.5))
+        audio.flush()
+        check(f"request audio: request {n}'s Command (the daemon goes on with a pipe full)",
+              bus.expect(command_of(ids[-1])))
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline and not any(
+            f[0] == 3 and f[1] == ids[-1] for f in reader.frames()):
+        time.sleep(0.05)
+    frames = reader.frames()
+    for request in ids:
+        mine = [f for f in frames if f[1] == request]
+        kinds = [f[0] for f in mine]
+        ok = kinds and kinds[0] == 1 and kinds[-1] == 3 and set(kinds[1:-1]) == {2}
+        check(f"request {request}: start, audio, end", ok, str(kinds[:3] + kinds[-2:]))
+        if not ok:
+            continue
+        first, end = mine[0][2], mine[-1][2]
+        samples = b"".join(f[3] for f in mine[1:-1])
+        contiguous = all(f[2] == first + 160 * i for i, f in enumerate(mine[1:-1]))
+        check(f"request {request}: frames contiguous from its first sample", contiguous)
+        check(f"request {request}: exactly the stream's samples from its start to its end",
+              samples == bytes(audio.written[2 * first:2 * end]) and len(samples) > 0,
+              f"{first}..{end}, {len(samples)} bytes")
+        check(f"request {request}: its audio holds the command said",
+              command_only[:32000] in samples)
+    stats, error = call(app, "GetStats")
+    stats = stats[0] if stats else {}
+    check("GetStats: frames dropped for the pipe nobody reads",
+          stats.get("request_audio_dropped", 0) > 0 and stats.get("request_audio_readers") == 2,
+          str({k: v for k, v in stats.items() if k.startswith("request_audio")}))
+    os.close(unread)
