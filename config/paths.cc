@@ -79,9 +79,26 @@ std::string BundledModelPath(std::string_view name) {
   return BundledFilePath(relative, relative);
 }
 
-std::string ModelPath(const Config& config, std::string_view option, std::string_view bundled) {
+namespace {
+
+struct BundledModel {
+  std::string_view option;
+  std::string_view name;  // under models/
+};
+constexpr BundledModel kBundledModels[] = {
+    {"vad.model", "vad/vad.eshm"},
+    {"stt.command_model", "stt/commands.eshm"},
+};
+
+}  // namespace
+
+std::string ModelPath(const Config& config, std::string_view option) {
   const std::string& path = config.String(option);
-  return path.empty() ? BundledModelPath(bundled) : path;
+  if (!path.empty()) return path;
+  for (const BundledModel& bundled : kBundledModels) {
+    if (bundled.option == option) return BundledModelPath(bundled.name);
+  }
+  return path;  // an option with no bundled model: empty is "none"
 }
 
 }  // namespace earshot::config

@@ -27,7 +27,9 @@ std::string BundledFilePath(std::string_view installed, std::string_view source)
 // A bundled model (e.g. "vad/vad.eshm"), installed in share/earshot/models, in the source's models/.
 std::string BundledModelPath(std::string_view name);
 
-// A model file: the option's value, or the bundled model `bundled` when the option is empty.
-std::string ModelPath(const Config& config, std::string_view option, std::string_view bundled);
+// A model file: the option's value (vad.model, stt.command_model), or, when it is empty, the
+// bundled model that stands for it (the one place that names them; the keywords' are in
+// models/kws/keywords.cc's table of bundled keywords).
+std::string ModelPath(const Config& config, std::string_view option);
 
 }  // namespace earshot::config

@@ -4,17 +4,22 @@
 #include <string>
 #include <string_view>
 
+#include "config/command_line.h"
+
 namespace earshot::daemon {
 
 const char* const kUsage =
-    "usage: earshotd [--config F] [--input alsa:DEVICE|wav:PATH] [--bus system|session|none]\n"
-    "                [--events FILE|-] [--sysfs-root DIR] [--print-config]\n"
+    "usage: earshotd [--config F] [--set KEY=VALUE]... [--input alsa:DEVICE|wav:PATH]\n"
+    "                [--bus system|session|none] [--events FILE|-] [--sysfs-root DIR]\n"
+    "                [--print-config]\n"
     "\n"
     "The earshot service: listens to a microphone (ALSA) or plays a recording through the cascade\n"
     "(VAD -> wake word -> speech-to-text) and publishes its events as D-Bus signals of\n"
     "io.earshot.Pipeline1 on /io/earshot/Pipeline1. Runs under systemd (Type=notify, watchdog).\n"
     "\n"
     "  --config F          TOML configuration (default: built-in defaults; see --print-config)\n"
+    "  --set KEY=VALUE     override one option after --config (repeatable), e.g.\n"
+    "                      --set kws.sensitivities=0.6\n"
     "  --input SPEC        alsa:DEVICE (capture PCM, e.g. alsa:default, alsa:hw:1) or wav:PATH\n"
     "                      (a recording, played in real time; the daemon stops at its end);\n"
     "                      wav:- reads a WAV or AU stream on standard input as it comes\n"
@@ -24,48 +29,37 @@ const char* const kUsage =
     "  --events FILE|-     also write the events as JSON lines to FILE or stdout\n"
     "  --sysfs-root DIR    where the governor reads power_supply and thermal\n"
     "                      (default: governor.sysfs_root)\n"
-    "  --print-config      print the effective configuration (defaults, --config, --input,\n"
-    "                      --sysfs-root) as TOML and exit\n"
+    "  --print-config      print the effective configuration (defaults, --config, --set,\n"
+    "                      --input, --sysfs-root) as TOML and exit\n"
     "  --version           print the version and exit\n"
     "\n"
     "Signals: SIGTERM/SIGINT finish the current event and exit 0; SIGHUP reloads the models.\n"
     "Exit status: 0 ok, 1 runtime error (named on stderr), 2 usage error.\n";
 
 Result<Args> ParseArgs(int argc, char** argv) {
+  const config::CommandLineSpec spec{
+      "earshotd",
+      {"--config", "--set", "--input", "--bus", "--events", "--sysfs-root"},
+      {"--help", "--print-config", "--version"}};
+  Result<config::CommandLine> line = config::ParseCommandLine(spec, argc, argv, 1);
+  if (!line.ok()) return line.error();
+  if (!line->positional.empty()) {
+    return Error{"unexpected argument " + line->positional.front() + " (see earshotd --help)"};
+  }
   Args args;
-  for (int i = 1; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string name(arg), value;
-    const size_t eq = arg.find('=');
-    const bool inline_value = arg.starts_with("--") && eq != std::string_view::npos;
-    if (inline_value) {
-      name = std::string(arg.substr(0, eq));
-      value = std::string(arg.substr(eq + 1));
-    }
-    if (name == "--help" || name == "-h") {
-      args.help = true;
-      continue;
-    }
-    if (name == "--print-config") {
-      args.print_config = true;
-      continue;
-    }
-    if (name == "--version") {
-      args.version = true;
-      continue;
-    }
-    std::string* target = name == "--config"       ? &args.options.config_path
-                          : name == "--input"      ? &args.options.input
-                          : name == "--bus"        ? &args.options.bus
-                          : name == "--events"     ? &args.options.events
-                          : name == "--sysfs-root" ? &args.options.sysfs_root
-                                                   : nullptr;
-    if (target == nullptr) return Error{"unknown argument " + std::string(arg) + " (see --help)"};
-    if (!inline_value) {
-      if (i + 1 >= argc) return Error{name + " needs a value"};
-      value = argv[++i];
-    }
-    *target = value;
+  args.help = line->Has("--help");
+  args.print_config = line->Has("--print-config");
+  args.version = line->Has("--version");
+  args.options.config_path = line->Option("--config");
+  args.options.input = line->Option("--input");
+  args.options.bus = line->Option("--bus", args.options.bus);
+  args.options.events = line->Option("--events");
+  args.options.sysfs_root = line->Option("--sysfs-root");
+  args.options.sets = line->All("--set");
+  // A --set that names no option or gives a value out of its range is a usage error.
+  config::Config defaults = config::Config::Defaults();
+  for (const std::string& set : args.options.sets) {
+    if (Status s = defaults.SetAssignment(set); !s.ok()) return Error{"--set " + s.error().message};
   }
   const std::string& bus = args.options.bus;
   if (bus != "system" && bus != "session" && bus != "none") {

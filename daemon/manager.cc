@@ -63,6 +63,12 @@ Manager::~Manager() {
 Result<config::Config> EffectiveConfig(const DaemonOptions& options) {
   Result<config::Config> cfg = config::Config::FromFileOrDefaults(options.config_path);
   if (!cfg.ok()) return cfg.error();
+  for (const std::string& set : options.sets) {
+    if (Status s = cfg->SetAssignment(set); !s.ok()) return Error{"--set " + s.error().message};
+  }
+  if (!options.sets.empty()) {  // the file alone was checked as it was read
+    if (Status s = cfg->Check(); !s.ok()) return Error{"--set: " + s.error().message};
+  }
   if (!options.input.empty()) {
     if (Status set = cfg->Set("daemon.input", options.input); !set.ok()) return set.error();
   }

@@ -57,10 +57,11 @@ struct DaemonOptions {
   std::string bus = "system";  // system | session | none
   std::string events;          // empty: none; "-": stdout
   std::string sysfs_root;      // empty: governor.sysfs_root
+  std::vector<std::string> sets;  // --set KEY=VALUE, in order
 };
 
-// The configuration the daemon runs with: the defaults, then --config, then --input as
-// daemon.input and --sysfs-root (which must be a directory) as governor.sysfs_root.
+// The configuration the daemon runs with: the defaults, then --config, then each --set, then
+// --input as daemon.input and --sysfs-root (which must be a directory) as governor.sysfs_root.
 Result<config::Config> EffectiveConfig(const DaemonOptions& options);
 
 // A keyword as D-Bus lists it (property Keywords).

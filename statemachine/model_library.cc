@@ -50,7 +50,7 @@ std::shared_ptr<ModelLibrary> ModelLibrary::WithCommandSets(std::vector<stt::Com
 
 Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
   if (!vad_) {
-    const std::string path = config::ModelPath(config_, "vad.model", "vad/vad.eshm");
+    const std::string path = config::ModelPath(config_, "vad.model");
     auto vad = vad::VadModel::Load(path, front_end_);
     if (!vad.ok()) return vad.error();
     Stamp(path);

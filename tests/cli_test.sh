@@ -16,6 +16,10 @@ check "unknown command" status_is 2 "$earshot" frobnicate
 check "run --help" status_is 0 "$earshot" run --help
 check "unknown option" status_is 2 "$earshot" run --bogus x.wav
 check "unknown option named" grep -q -- "--bogus" err.txt
+check "unknown option: one program name, one wording" \
+  grep -qxF -- "earshot: unknown option --bogus (see earshot run --help)" err.txt
+check "-- ends the options" status_is 1 "$earshot" run -- --not-an-option.wav
+check "-- ends the options: the file named" grep -qF -- "--not-an-option.wav" err.txt
 check "--set unknown key" status_is 2 "$earshot" run --set audio.nope=1
 check "--set names key" grep -q "audio.nope" err.txt
 check "--set out of range" status_is 2 "$earshot" run --set audio.preroll_ms=99999

@@ -13,6 +13,18 @@ check "version printed" grep -qE '^earshotd [0-9]+\.[0-9]+\.[0-9]+$' out.txt
 check "unknown option" status_is 2 "$earshotd" --bogus
 check "unknown option named" last_error_names "--bogus"
 check "option without value" status_is 2 "$earshotd" --input
+check "option without value named" last_error_names "earshotd: --input needs a value"
+check "unknown option with a value" status_is 2 "$earshotd" --bogus=1
+check "unknown option: the wording of every program" \
+  grep -qxF -- "earshotd: unknown option --bogus=1 (see earshotd --help)" err.txt
+check "positional refused" status_is 2 "$earshotd" extra
+check "--set of an unknown option" status_is 2 "$earshotd" --set kws.nope=1
+check "--set of an unknown option named" last_error_names "kws.nope"
+check "--set out of range" status_is 2 "$earshotd" --set kws.sensitivities=1.5
+check "--set applies" status_is 0 "$earshotd" --print-config --set kws.sensitivities=0.6 \
+  --set=daemon.queue_ms=800
+check "--set shown by --print-config" grep -qxF "sensitivities = [0.6]" out.txt
+check "--set shown by --print-config (=)" grep -qxF "queue_ms = 800" out.txt
 check "bad --bus" status_is 2 "$earshotd" --bus tcp
 check "bad --bus named" last_error_names "--bus tcp: expected system, session or none"
 check "bad --input" status_is 2 "$earshotd" --input mic0

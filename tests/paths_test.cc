@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "config/config.h"
+
 namespace earshot::config {
 namespace {
 
@@ -29,6 +31,14 @@ TEST(BundledFilePath, TheSourceTreeFromTheBuildTree) {
   EXPECT_EQ(BundledModelPath("vad/vad.eshm"), std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm");
   EXPECT_EQ(BundledFilePath("computer_request.flac", "tools/samples/computer_request.flac"),
             std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac");
+}
+
+TEST(ModelPath, TheOptionOrTheBundledModelThatStandsForIt) {
+  Config config = Config::Defaults();
+  EXPECT_EQ(ModelPath(config, "vad.model"), BundledModelPath("vad/vad.eshm"));
+  EXPECT_EQ(ModelPath(config, "stt.command_model"), BundledModelPath("stt/commands.eshm"));
+  ASSERT_TRUE(config.Set("vad.model", "my_vad.eshm").ok());
+  EXPECT_EQ(ModelPath(config, "vad.model"), "my_vad.eshm");
 }
 
 }  // namespace

@@ -1,6 +1,5 @@
 #include "tools/cli.h"
 
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
@@ -8,62 +7,21 @@
 
 namespace earshot::cli {
 
-std::string Args::Option(std::string_view name, std::string_view fallback) const {
-  for (auto it = options.rbegin(); it != options.rend(); ++it) {
-    if (it->first == name) return it->second;
-  }
-  return std::string(fallback);
-}
-
-bool Args::Has(std::string_view name) const {
-  return std::any_of(options.begin(), options.end(),
-                     [name](const auto& o) { return o.first == name; });
-}
-
 Result<Args> Parse(const Command& command, int argc, char** argv, int first) {
-  Args args;
-  // A program of its own (earshot-wyoming) prefixes its name itself; a sub-command's errors name it.
+  // A program of its own (earshot-wyoming) is named alone; a sub-command after "earshot".
   const bool program = command.name.starts_with("earshot-");
   const std::string full_name = (program ? "" : "earshot ") + std::string(command.name);
-  const std::string prefix = program ? "" : full_name + ": ";
-  for (int i = first; i < argc; ++i) {
-    std::string_view arg = argv[i];
-    std::string_view name = arg;
-    std::string value;
-    bool has_inline_value = false;
-    if (arg.starts_with("--") && arg.find('=') != std::string_view::npos) {
-      name = arg.substr(0, arg.find('='));
-      value = std::string(arg.substr(arg.find('=') + 1));
-      has_inline_value = true;
-    }
-    auto take_value = [&]() -> Result<std::string> {
-      if (has_inline_value) return value;
-      if (i + 1 >= argc) return Error{prefix + std::string(name) + " needs a value"};
-      return std::string(argv[++i]);
-    };
-    if (name == "--help" || name == "-h") {
-      args.help = true;
-    } else if (name == "--print-config") {
-      args.print_config = true;
-    } else if (std::find(command.flag_options.begin(), command.flag_options.end(), name) !=
-               command.flag_options.end()) {
-      args.options.emplace_back(std::string(name), "1");
-    } else if (name == "--config" || name == "--set") {
-      Result<std::string> v = take_value();
-      if (!v.ok()) return v.error();
-      (name == "--config" ? args.config_path : args.sets.emplace_back()) = *v;
-    } else if (std::find(command.value_options.begin(), command.value_options.end(), name) !=
-               command.value_options.end()) {
-      Result<std::string> v = take_value();
-      if (!v.ok()) return v.error();
-      args.options.emplace_back(std::string(name), *v);
-    } else if (arg.starts_with("-") && arg != "-") {
-      return Error{prefix + "unknown option " + std::string(arg) + " (see " + full_name +
-                   " --help)"};
-    } else {
-      args.positional.emplace_back(arg);
-    }
-  }
+  config::CommandLineSpec spec{full_name, command.value_options, command.flag_options};
+  spec.value_options.insert(spec.value_options.end(), {"--config", "--set"});
+  spec.flag_options.insert(spec.flag_options.end(), {"--help", "--print-config"});
+  Result<config::CommandLine> line = config::ParseCommandLine(spec, argc, argv, first);
+  if (!line.ok()) return line.error();
+  Args args;
+  static_cast<config::CommandLine&>(args) = std::move(line).value();
+  args.config_path = args.Option("--config");
+  args.sets = args.All("--set");
+  args.print_config = args.Has("--print-config");
+  args.help = args.Has("--help");
   return args;
 }
 

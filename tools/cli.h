@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "config/command_line.h"
 #include "config/config.h"
 #include "config/result.h"
 
@@ -14,20 +15,13 @@ namespace earshot::cli {
 
 enum ExitStatus { kExitOk = 0, kExitRuntime = 1, kExitUsage = 2 };
 
-// One sub-command's arguments after parsing. Options of the command itself are collected as
-// name -> value pairs in `options`; the rest are positional.
-struct Args {
+// One sub-command's arguments after parsing: every option as name -> value pairs (Option, Has), the
+// rest positional; the options every command takes also here.
+struct Args : config::CommandLine {
   std::string config_path;
   std::vector<std::string> sets;
   bool print_config = false;
   bool help = false;
-  std::vector<std::pair<std::string, std::string>> options;
-  std::vector<std::string> positional;
-
-  // The value of a command option, or `fallback` if absent.
-  std::string Option(std::string_view name, std::string_view fallback) const;
-  // Whether a command option was given (with any value, even an empty one).
-  bool Has(std::string_view name) const;
 };
 
 struct Command {
@@ -39,7 +33,8 @@ struct Command {
   int (*run)(const Args& args);
 };
 
-// Parses argv[first..] for `command`; a usage error names the bad argument.
+// Parses argv[first..] for `command` (config::ParseCommandLine); a usage error names the bad
+// argument.
 Result<Args> Parse(const Command& command, int argc, char** argv, int first);
 
 // Defaults + --config file + --set overrides; on failure the error and the exit status to use.

@@ -33,17 +33,15 @@ constexpr std::string_view kUsage =
 
 // --model's files as kws.models, or nothing when there is none.
 Result<std::optional<std::string>> ModelsSetting(const Args& args) {
+  const std::vector<std::string> files = args.All("--model");
+  if (files.empty()) return std::optional<std::string>();
   std::string models;
-  bool any = false;
-  for (const auto& [name, value] : args.options) {
-    if (name != "--model") continue;
-    if (value.find(',') != std::string::npos) {
-      return Error{"kws: --model " + value + ": a file name with ',' cannot be given here"};
+  for (const std::string& file : files) {
+    if (file.find(',') != std::string::npos) {
+      return Error{"kws: --model " + file + ": a file name with ',' cannot be given here"};
     }
-    models += (any ? "," : "") + value;
-    any = true;
+    models += (&file == &files.front() ? "" : ",") + file;
   }
-  if (!any) return std::optional<std::string>();
   return std::optional<std::string>("kws.models=" + models);
 }
 

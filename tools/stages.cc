@@ -48,7 +48,7 @@ Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
 Result<VadStage> VadStage::Create(const config::Config& config) {
   auto front_end = MakeFrontEnd(config);
   if (!front_end.ok()) return front_end.error();
-  auto model = vad::VadModel::Load(config::ModelPath(config, "vad.model", "vad/vad.eshm"),
+  auto model = vad::VadModel::Load(config::ModelPath(config, "vad.model"),
                                    (*front_end)->config());
   if (!model.ok()) return model.error();
   Result<vad::VadConfig> vad_config = vad::VadConfig::FromConfig(config);

@@ -118,7 +118,7 @@ Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   c.words = config.String("stt.words");
   c.profile = config.String("stt.profile");
   c.front_end = config.String("stt.front_end");
-  c.command_model = config::ModelPath(config, "stt.command_model", "stt/commands.eshm");
+  c.command_model = config::ModelPath(config, "stt.command_model");
   c.command_model_named = !config.String("stt.command_model").empty();
   c.command_bonus = config.Float("stt.command_bonus");
   c.command_word_cost = config.Float("stt.command_word_cost");
