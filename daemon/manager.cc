@@ -33,6 +33,40 @@ const char* StateInWords(const std::string& state) {
   return "starting";
 }
 
+// The journal's line for an event, with its fields (EARSHOT_EVENT, EARSHOT_KEYWORD,
+// EARSHOT_REQUEST). What was said stays with the apps on the bus: the journal, kept on disk, gets
+// a transcript's shape only.
+void LogToJournal(const Event& event) {
+  if (const auto* error = std::get_if<ErrorEvent>(&event)) {
+    LogEvent(LOG_ERR, {{"EARSHOT_EVENT", "error"}, {"EARSHOT_STAGE", error->stage}}, "%s: %s",
+             error->stage.c_str(), error->message.c_str());
+  } else if (const auto* wake = std::get_if<WakeEvent>(&event)) {
+    LogEvent(LOG_INFO,
+             {{"EARSHOT_EVENT", "wake"},
+              {"EARSHOT_KEYWORD", wake->keyword},
+              {"EARSHOT_REQUEST", std::to_string(wake->request)}},
+             "wake word %s (score %.2f) at %.2f s", wake->keyword.c_str(), wake->score, wake->t);
+  } else if (const auto* transcript = std::get_if<TranscriptEvent>(&event);
+             transcript != nullptr && transcript->final) {
+    LogEvent(LOG_INFO,
+             {{"EARSHOT_EVENT", "transcript"},
+              {"EARSHOT_REQUEST", std::to_string(transcript->request)}},
+             "request %llu, %.2f-%.2f s: %s, confidence %.2f",
+             static_cast<unsigned long long>(transcript->request), transcript->start,
+             transcript->end,
+             transcript->cancelled      ? "cancelled"
+             : transcript->text.empty() ? "no words"
+                                        : "transcribed",
+             transcript->confidence);
+  } else if (const auto* command = std::get_if<CommandEvent>(&event)) {
+    LogEvent(LOG_INFO,
+             {{"EARSHOT_EVENT", "command"},
+              {"EARSHOT_REQUEST", std::to_string(command->request)}},
+             "request %llu: %s", static_cast<unsigned long long>(command->request),
+             command->rejected ? "no command (rejected)" : "a command");
+  }
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Manager>> Manager::Create(const DaemonOptions& options) {
@@ -276,27 +310,7 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
     NotifyStatus();
     if (bus_) BusPropertyChanged(bus_, "State");
   }
-  if (const auto* error = std::get_if<ErrorEvent>(&event)) {
-    Log(LOG_ERR, "%s: %s", error->stage.c_str(), error->message.c_str());
-  }
-  if (const auto* wake = std::get_if<WakeEvent>(&event)) {
-    Log(LOG_INFO, "wake word %s (score %.2f) at %.2f s", wake->keyword.c_str(), wake->score,
-        wake->t);
-  }
-  // What was said stays with the apps on the bus: the journal, kept on disk, gets its shape only.
-  const auto* transcript = std::get_if<TranscriptEvent>(&event);
-  if (transcript != nullptr && transcript->final) {
-    Log(LOG_INFO, "request %llu, %.2f-%.2f s: %s, confidence %.2f",
-        static_cast<unsigned long long>(transcript->request), transcript->start, transcript->end,
-        transcript->cancelled        ? "cancelled"
-        : transcript->text.empty() ? "no words"
-                                   : "transcribed",
-        transcript->confidence);
-  }
-  if (const auto* command = std::get_if<CommandEvent>(&event)) {
-    Log(LOG_INFO, "request %llu: %s", static_cast<unsigned long long>(command->request),
-        command->rejected ? "no command (rejected)" : "a command");
-  }
+  LogToJournal(event);
   if (bus_) BusEmitEvent(bus_, event, monotonic_usec);
 }
 
