@@ -2,6 +2,7 @@
 waits for lines with a deadline, sox, busctl and the daemon's bus names."""
 import os
 import queue
+import socket
 import subprocess
 import threading
 import time
@@ -15,6 +16,28 @@ OBJECT = "/io/earshot/Pipeline1"
 DEBIAN_HMM = "/usr/share/pocketsphinx/model/en-us/en-us"  # what an empty stt.acoustic_model means
 passed = 0
 failed = 0
+
+
+class NotifySocket:
+    """A socket like systemd's NOTIFY_SOCKET in `tmp`: its datagrams are read as they come, as
+    systemd does (a full socket would block the daemon's sends), onto the queue `datagrams`."""
+
+    def __init__(self, tmp):
+        self.path = os.path.join(tmp, "notify.sock")
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.sock.bind(self.path)
+        self.datagrams = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self):
+        while True:
+            try:
+                self.datagrams.put(self.sock.recv(4096).decode())
+            except OSError:
+                return
+
+    def close(self):
+        self.sock.close()
 
 
 def check(name, condition, detail=""):

@@ -13,16 +13,14 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import daemon_lib
-from daemon_lib import (NAME, OBJECT, PATH_IFACE, SAMPLE, TIMEOUT, Lines, busctl, call, check, sox,
-                        stop)
+from daemon_lib import (NAME, OBJECT, PATH_IFACE, SAMPLE, TIMEOUT, Lines, NotifySocket, busctl,
+                        call, check, sox, stop)
 
 STOP_S = 1.0  # SIGTERM to STOPPING=1
 
@@ -86,18 +84,8 @@ def test_daemon(earshotd, tmp, env, root):
     config = os.path.join(tmp, "often.toml")
     with open(config, "w") as f:
         f.write("[governor]\npoll_ms = 100\nmin_dwell_ms = 0\n")
-    path = os.path.join(tmp, "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
-    datagrams = queue.Queue()
-
-    def read_socket():
-        while True:
-            try:
-                datagrams.put(sock.recv(4096).decode())
-            except OSError:
-                return
-    threading.Thread(target=read_socket, daemon=True).start()
+    notify = NotifySocket(tmp)
+    path, datagrams = notify.path, notify.datagrams
     daemon = subprocess.Popen([earshotd, "--config", config, "--bus", "session", "--sysfs-root",
                                root, "--input", "wav:" + silence],
                               env=dict(env, NOTIFY_SOCKET=path), stderr=subprocess.PIPE, text=True)
@@ -155,7 +143,7 @@ def test_daemon(earshotd, tmp, env, root):
         check("daemon: exit 0 on SIGTERM", status == 0, str(status))
     finally:
         stop(daemon)
-        sock.close()
+        notify.close()
     log.expect(lambda l: False, timeout=5)  # the rest of the log, to its end
     stuck = [l for l in log.seen if "thermal_zone1/temp" in l]
     check("daemon: the stuck attribute logged once",

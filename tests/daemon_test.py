@@ -19,36 +19,23 @@ import os
 import queue
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 
 import daemon_lib
 from daemon_bus import test_bus
-from daemon_lib import (NAME, OBJECT, PATH_IFACE, SAMPLE, TIMEOUT, Lines, busctl, call, check,
-                        dump_threads, sox, stop)
+from daemon_lib import (NAME, OBJECT, PATH_IFACE, SAMPLE, TIMEOUT, Lines, NotifySocket, busctl,
+                        call, check, dump_threads, sox, stop)
 
 
 # ---------------------------------------------------------------------------------------------
 def test_notify(earshotd, tmp):
     silence = os.path.join(tmp, "silence.wav")
     sox("-n", "-r", "16000", "-c", "1", "-b", "16", silence, "trim", "0", "600")
-    path = os.path.join(tmp, "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(path)
-    # Read datagrams as they come, as systemd does: a full socket would block the daemon's sends.
-    datagrams = queue.Queue()
-
-    def read_socket():
-        while True:
-            try:
-                datagrams.put(sock.recv(4096).decode())
-            except OSError:
-                return
-    threading.Thread(target=read_socket, daemon=True).start()
+    notify = NotifySocket(tmp)
+    path, datagrams = notify.path, notify.datagrams
     env = dict(os.environ, NOTIFY_SOCKET=path, WATCHDOG_USEC="400000")
     daemon = subprocess.Popen([earshotd, "--bus", "none", "--input", "wav:" + silence], env=env,
                               stderr=subprocess.PIPE, text=True)
@@ -87,7 +74,7 @@ def test_notify(earshotd, tmp):
         check("exit 0 on SIGTERM", daemon.wait(timeout=TIMEOUT) == 0)
     finally:
         stop(daemon)
-        sock.close()
+        notify.close()
 
 
 # ---------------------------------------------------------------------------------------------
