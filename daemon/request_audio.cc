@@ -6,10 +6,13 @@
 #include <algorithm>
 #include <cerrno>
 
+#include "audio/format.h"
+
 namespace earshot::daemon {
 namespace {
 
 constexpr size_t kHeaderBytes = 24;
+constexpr size_t kFrameSamples = audio::kFrameSamples;  // at most one 10 ms frame per write
 
 void PutLittleEndian(uint8_t* out, uint64_t value, int bytes) {
   for (int i = 0; i < bytes; ++i) out[i] = static_cast<uint8_t>(value >> (8 * i));
@@ -54,8 +57,8 @@ void RequestAudioPipes::Write(RequestAudioKind kind, uint64_t request, int64_t s
                               std::span<const int16_t> samples) {
   std::lock_guard lock(mutex_);
   if (fds_.empty()) return;
-  uint8_t frame[kHeaderBytes + 2 * 160];
-  const size_t payload = std::min(samples.size(), size_t{160}) * 2;
+  uint8_t frame[kHeaderBytes + 2 * kFrameSamples];
+  const size_t payload = std::min(samples.size(), kFrameSamples) * 2;
   PutLittleEndian(frame, static_cast<uint32_t>(kind), 4);
   PutLittleEndian(frame + 4, payload, 4);
   PutLittleEndian(frame + 8, request, 8);

@@ -100,8 +100,23 @@ inline int32x4_t AddProducts(int32x4_t acc, int8x16_t x, int8x16_t y) {
   return vpadalq_s16(acc, vmull_high_s8(x, y));
 }
 
-template <int R>
-void RowsNeon(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
+// The accumulate step of RowsWith: NEON's widening products, or SDOT (Armv8.2 dot product: each
+// int32 lane adds the products of four int8 pairs, sixteen products per instruction, exact). SDOT's
+// is compiled for that target alone and inlined once RowsWith is inlined into RowsSdot.
+struct NeonProducts {
+  static int32x4_t Add(int32x4_t acc, int8x16_t x, int8x16_t y) { return AddProducts(acc, x, y); }
+};
+struct SdotProducts {
+  __attribute__((target("arch=armv8.2-a+dotprod"))) static int32x4_t Add(int32x4_t acc,
+                                                                          int8x16_t x,
+                                                                          int8x16_t y) {
+    return vdotq_s32(acc, x, y);
+  }
+};
+
+template <int R, typename Products>
+[[gnu::always_inline]] inline void RowsWith(const int8_t* w, size_t k, const int8_t* in,
+                                            int32_t* out) {
   int32x4_t acc[R];
   for (int r = 0; r < R; ++r) acc[r] = vdupq_n_s32(0);
   size_t i = 0;
@@ -109,14 +124,14 @@ void RowsNeon(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
     const int8x16_t x = vld1q_s8(in + i);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      acc[r] = AddProducts(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + i));
+      acc[r] = Products::Add(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + i));
     }
   }
   if (i < k && k >= 16) {
     const int8x16_t x = LastInputs(in, k);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      acc[r] = AddProducts(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + k - 16));
+      acc[r] = Products::Add(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + k - 16));
     }
     i = k;
   }
@@ -125,32 +140,15 @@ void RowsNeon(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
   }
 }
 
-// SDOT (Armv8.2 dot product): each int32 lane adds the products of four int8 pairs, sixteen
-// products per instruction, exact.
+template <int R>
+void RowsNeon(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
+  RowsWith<R, NeonProducts>(w, k, in, out);
+}
+
 template <int R>
 __attribute__((target("arch=armv8.2-a+dotprod"))) void RowsSdot(const int8_t* w, size_t k,
                                                                 const int8_t* in, int32_t* out) {
-  int32x4_t acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = vdupq_n_s32(0);
-  size_t i = 0;
-  for (; i + 16 <= k; i += 16) {
-    const int8x16_t x = vld1q_s8(in + i);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      acc[r] = vdotq_s32(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + i));
-    }
-  }
-  if (i < k && k >= 16) {
-    const int8x16_t x = LastInputs(in, k);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      acc[r] = vdotq_s32(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + k - 16));
-    }
-    i = k;
-  }
-  for (int r = 0; r < R; ++r) {
-    out[r] = vaddvq_s32(acc[r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in + i);
-  }
+  RowsWith<R, SdotProducts>(w, k, in, out);
 }
 
 using RowsKernel = void (*)(const int8_t* w, size_t k, const int8_t* in, int32_t* out);
