@@ -100,6 +100,10 @@ constexpr std::array kOptions = {
     OptionSpec{"stt.command_pause_ms", T::kInt, "1000", 100, 10000, "", "ms",
                "Command sets: the longest pause between two words of a command; a longer one "
                "rejects the utterance (the decoder's silence takes speech no set says)"},
+    OptionSpec{"stt.command_open_transcript", T::kBool, "false", 0, 0, "", "",
+               "Command sets: what no set says gets the open transcript (decoded again after the "
+               "endpoint with the language model: more memory and latency for those requests) "
+               "instead of the command decoder's words; the command event still says rejected"},
     OptionSpec{"stt.command_model", T::kString, "", 0, 0, "", "",
                "Command classifier joined to the command words (stt.words, or an stt.grammar "
                "whose one rule says one of them; empty: the bundled models/stt/commands.eshm when "

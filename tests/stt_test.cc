@@ -21,23 +21,17 @@
 #include "models/stt/language_model_check.h"
 #include "models/stt/sphinx_cepstra.h"
 #include "tests/read_samples.h"
+#include "tests/stt_util.h"
 #include "tests/temp_path.h"
 
 namespace earshot::stt {
 namespace {
 
-SttResult Decode(const SttModel& model, const std::vector<int16_t>& x,
-                 std::string* partial = nullptr) {
-  auto session = model.NewSession();
-  EXPECT_TRUE(session->Begin().ok());
-  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
-    EXPECT_TRUE(session->Feed(std::span<const int16_t>(x).subspan(i, 160)).ok());
-    if (partial != nullptr && i == x.size() / 2 / 160 * 160) *partial = session->Partial();
-  }
-  Result<SttResult> r = session->End();
-  EXPECT_TRUE(r.ok());
-  return r.ok() ? *r : SttResult{};
-}
+using test_util::Decode;
+using test_util::kData;
+using test_util::kSource;
+using test_util::LoadWith;
+using test_util::LoadWithAll;
 
 int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein over words
   std::istringstream rs(ref), hs(hyp);
@@ -54,23 +48,6 @@ int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein
     std::swap(prev, cur);
   }
   return prev[h.size()];
-}
-
-const std::string kData = EARSHOT_DATA_DIR;
-const std::string kSource = EARSHOT_SOURCE_DIR;
-
-// The default model with [stt] options set (each option itself must be valid).
-Result<std::shared_ptr<const SttModel>> LoadWithAll(
-    const std::vector<std::pair<std::string, std::string>>& options) {
-  config::Config cfg = config::Config::Defaults();
-  for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
-  auto config = SttConfig::FromConfig(cfg);
-  if (!config.ok()) return config.error();
-  return LoadModel(*config);
-}
-
-Result<std::shared_ptr<const SttModel>> LoadWith(const std::string& key, const std::string& value) {
-  return LoadWithAll({{key, value}});
 }
 
 const std::string kCommands = "yes|no|up|down|left|right|on|off|stop|go";
@@ -630,59 +607,6 @@ TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(cut + ": not a whole"), std::string::npos)
       << model.error().message;
-}
-
-// Command sets on real recordings: three read-speech utterances said by a set's templates give
-// their intents and slots; the other utterances, and the words of another set, are rejected.
-TEST(CommandSets, RecognisesTheirSentencesAndRejectsTheRest) {
-  const std::string dir = kData + "/stt";
-  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;
-  auto model = LoadWith("stt.commands", kSource + "/tests/data/questions.commands");
-  ASSERT_TRUE(model.ok()) << model.error().message;
-  const auto heard = [&](const std::string& path) {
-    return Decode(**model, testing_util::ReadSamples(path));
-  };
-  SttResult r = heard(dir + "/6930-81414-0005.flac");  // "what was that"
-  ASSERT_TRUE(r.command) << r.text;
-  EXPECT_FALSE(r.rejected);
-  EXPECT_EQ(r.command->set, "questions");
-  EXPECT_EQ(r.command->intent, "what");
-  EXPECT_EQ(r.command->slots,
-            (std::map<std::string, std::string>{{"tense", "was"}, {"thing", "that"}}));
-  r = heard(dir + "/4507-16021-0004.flac");  // "what is slang"
-  ASSERT_TRUE(r.command) << r.text;
-  EXPECT_EQ(r.command->slots.at("thing"), "slang");
-  r = heard(dir + "/908-31957-0000.flac");  // "all is said without a word"
-  ASSERT_TRUE(r.command) << r.text;
-  EXPECT_EQ(r.command->intent, "said");
-  for (const std::string& other :
-       {dir + "/6930-75918-0012.flac", dir + "/5142-33396-0000.flac", dir + "/121-121726-0000.flac",
-        kData + "/kws/dev/yes/56eb74ae_nohash_4.flac"}) {
-    r = heard(other);
-    EXPECT_TRUE(r.rejected) << other << ": " << r.text;
-    EXPECT_FALSE(r.command) << other;
-    EXPECT_EQ(r.text, "") << other;
-  }
-}
-
-TEST(CommandSets, AWordOutsideTheDictionaryGetsEspeakNgsPronunciation) {
-  const std::string set = testing_util::TestTempPath("set.commands");
-  std::ofstream(set) << "intent call\n  call earshot\n";
-  auto model = LoadWith("stt.commands", set);
-  ASSERT_TRUE(model.ok()) << model.error().message;
-}
-
-TEST(CommandSets, ErrorsNameTheFileAndLine) {
-  const std::string set = testing_util::TestTempPath("bad.commands");
-  std::ofstream(set) << "intent call\n  call (me | you\n";
-  auto model = LoadWith("stt.commands", set);
-  ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error().message.find(set + ":2: '(' without ')'"), std::string::npos)
-      << model.error().message;
-  auto exclusive = LoadWithAll({{"stt.commands", kSource + "/tests/data/questions.commands"},
-                                {"stt.words", "yes|no"}});
-  ASSERT_FALSE(exclusive.ok());
-  EXPECT_NE(exclusive.error().message.find("exclusive"), std::string::npos);
 }
 
 }  // namespace

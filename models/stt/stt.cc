@@ -124,6 +124,7 @@ Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
   c.command_word_cost = config.Float("stt.command_word_cost");
   c.command_garbage_ms = static_cast<int>(config.Int("stt.command_garbage_ms"));
   c.command_pause_ms = static_cast<int>(config.Int("stt.command_pause_ms"));
+  c.command_open_transcript = config.Bool("stt.command_open_transcript");
   Result<std::vector<CommandSet>> sets = ReadCommandSets(config.StringList("stt.commands"));
   if (!sets.ok()) return sets.error();
   c.command_sets = std::move(sets).value();
@@ -149,8 +150,16 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
     decoder = std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus);
   }
   if (config.command_sets.empty()) return decoder;
+  std::shared_ptr<const SttModel> open;
+  if (config.command_open_transcript) {
+    SttConfig open_config = config;
+    open_config.command_sets.clear();
+    auto open_model = PocketsphinxModel::Load(open_config);
+    if (!open_model.ok()) return open_model.error();
+    open = std::move(open_model).value();
+  }
   return std::shared_ptr<const SttModel>(std::make_shared<CommandSetsModel>(
-      decoder, std::make_shared<const CommandGrammar>(config.command_sets)));
+      decoder, std::make_shared<const CommandGrammar>(config.command_sets), std::move(open)));
 }
 
 }  // namespace earshot::stt

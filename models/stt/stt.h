@@ -75,6 +75,8 @@ struct SttConfig {
   double command_word_cost = 9.2;
   int command_garbage_ms = 100;  // the phone loop's most time around a command (a click, a breath)
   int command_pause_ms = 1000;   // the longest pause between two words of a command
+  // A rejected utterance decoded again with the language model (stt.command_open_transcript).
+  bool command_open_transcript = false;
   std::string profile = "large";
   std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
   // The command classifier joined to the command words (command_fusion.h): stt.command_model, by

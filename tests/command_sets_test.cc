@@ -1,0 +1,100 @@
+// Command sets (stt.commands) on real recordings: their sentences recognised with intents and
+// slots, everything else rejected, the open transcript when asked for, and the sets' errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "models/stt/stt.h"
+#include "tests/read_samples.h"
+#include "tests/stt_util.h"
+#include "tests/temp_path.h"
+
+namespace earshot::stt {
+namespace {
+
+using test_util::Decode;
+using test_util::kData;
+using test_util::kSource;
+using test_util::LoadWith;
+using test_util::LoadWithAll;
+
+// Command sets on real recordings: three read-speech utterances said by a set's templates give
+// their intents and slots; the other utterances, and the words of another set, are rejected.
+TEST(CommandSets, RecognisesTheirSentencesAndRejectsTheRest) {
+  const std::string dir = kData + "/stt";
+  if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;
+  auto model = LoadWith("stt.commands", kSource + "/tests/data/questions.commands");
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const auto heard = [&](const std::string& path) {
+    return Decode(**model, testing_util::ReadSamples(path));
+  };
+  SttResult r = heard(dir + "/6930-81414-0005.flac");  // "what was that"
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_FALSE(r.rejected);
+  EXPECT_EQ(r.command->set, "questions");
+  EXPECT_EQ(r.command->intent, "what");
+  EXPECT_EQ(r.command->slots,
+            (std::map<std::string, std::string>{{"tense", "was"}, {"thing", "that"}}));
+  r = heard(dir + "/4507-16021-0004.flac");  // "what is slang"
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_EQ(r.command->slots.at("thing"), "slang");
+  r = heard(dir + "/908-31957-0000.flac");  // "all is said without a word"
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_EQ(r.command->intent, "said");
+  for (const std::string& other :
+       {dir + "/6930-75918-0012.flac", dir + "/5142-33396-0000.flac", dir + "/121-121726-0000.flac",
+        kData + "/kws/dev/yes/56eb74ae_nohash_4.flac"}) {
+    r = heard(other);
+    EXPECT_TRUE(r.rejected) << other << ": " << r.text;
+    EXPECT_FALSE(r.command) << other;
+    EXPECT_EQ(r.text, "") << other;
+  }
+}
+
+TEST(CommandSets, AWordOutsideTheDictionaryGetsEspeakNgsPronunciation) {
+  const std::string set = testing_util::TestTempPath("set.commands");
+  std::ofstream(set) << "intent call\n  call earshot\n";
+  auto model = LoadWith("stt.commands", set);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+}
+
+TEST(CommandSets, ErrorsNameTheFileAndLine) {
+  const std::string set = testing_util::TestTempPath("bad.commands");
+  std::ofstream(set) << "intent call\n  call (me | you\n";
+  auto model = LoadWith("stt.commands", set);
+  ASSERT_FALSE(model.ok());
+  EXPECT_NE(model.error().message.find(set + ":2: '(' without ')'"), std::string::npos)
+      << model.error().message;
+  auto exclusive = LoadWithAll({{"stt.commands", kSource + "/tests/data/questions.commands"},
+                                {"stt.words", "yes|no"}});
+  ASSERT_FALSE(exclusive.ok());
+  EXPECT_NE(exclusive.error().message.find("exclusive"), std::string::npos);
+}
+
+// stt.command_open_transcript: a command is still a command; what no set says gets the words the
+// language model's decoder alone gives the same recording, and is still rejected as a command.
+TEST(CommandSets, TheOpenTranscriptOfWhatNoSetSays) {
+  const std::string other = kData + "/stt/121-121726-0000.flac";
+  if (!std::filesystem::exists(other)) GTEST_SKIP() << "no shared data at " << kData;
+  auto model = LoadWithAll({{"stt.commands", kSource + "/tests/data/questions.commands"},
+                            {"stt.command_open_transcript", "true"}});
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  SttResult r = Decode(**model, testing_util::ReadSamples(kData + "/stt/6930-81414-0005.flac"));
+  ASSERT_TRUE(r.command) << r.text;
+  EXPECT_EQ(r.text, "what was that");
+  auto open = LoadWithAll({});
+  ASSERT_TRUE(open.ok()) << open.error().message;
+  const SttResult alone = Decode(**open, testing_util::ReadSamples(other));
+  ASSERT_NE(alone.text, "");
+  r = Decode(**model, testing_util::ReadSamples(other));
+  EXPECT_TRUE(r.rejected);
+  EXPECT_FALSE(r.command);
+  EXPECT_EQ(r.text, alone.text);
+  EXPECT_EQ(r.words.size(), alone.words.size());
+}
+
+}  // namespace
+}  // namespace earshot::stt

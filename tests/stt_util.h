@@ -1,0 +1,49 @@
+// Helpers of the speech-to-text tests: a whole recording decoded by one session, and the default
+// model loaded with [stt] options set.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "config/config.h"
+#include "models/stt/stt.h"
+
+namespace earshot::stt::test_util {
+
+inline SttResult Decode(const SttModel& model, const std::vector<int16_t>& x,
+                        std::string* partial = nullptr) {
+  auto session = model.NewSession();
+  EXPECT_TRUE(session->Begin().ok());
+  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
+    EXPECT_TRUE(session->Feed(std::span<const int16_t>(x).subspan(i, 160)).ok());
+    if (partial != nullptr && i == x.size() / 2 / 160 * 160) *partial = session->Partial();
+  }
+  Result<SttResult> r = session->End();
+  EXPECT_TRUE(r.ok());
+  return r.ok() ? *r : SttResult{};
+}
+
+inline const std::string kData = EARSHOT_DATA_DIR;
+inline const std::string kSource = EARSHOT_SOURCE_DIR;
+
+// The default model with [stt] options set (each option itself must be valid).
+inline Result<std::shared_ptr<const SttModel>> LoadWithAll(
+    const std::vector<std::pair<std::string, std::string>>& options) {
+  config::Config cfg = config::Config::Defaults();
+  for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
+  auto config = SttConfig::FromConfig(cfg);
+  if (!config.ok()) return config.error();
+  return LoadModel(*config);
+}
+
+inline Result<std::shared_ptr<const SttModel>> LoadWith(const std::string& key,
+                                                        const std::string& value) {
+  return LoadWithAll({{key, value}});
+}
+
+}  // namespace earshot::stt::test_util
