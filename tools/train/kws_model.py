@@ -1,7 +1,7 @@
 """The keyword spotter's float model and how it is trained: an MLP, or a convolution over time
-followed by an MLP (ConvMlp), over int8 rows (kept int8 in memory, converted per batch), binary cross-entropy on the keyword-end targets with an optional
-teacher (knowledge distillation), hard-negative mining, structured pruning of whole input frames
-and hidden units, and the detection metrics followed on the dev streams. Seeded."""
+followed by an MLP (ConvMlp), over int8 rows (kept int8 in memory, converted per batch), binary
+cross-entropy on the keyword-end targets, hard-negative mining, and the detection metrics followed
+on the dev streams. Seeded."""
 import numpy as np
 import torch
 
@@ -109,20 +109,16 @@ def spec_mask(x, frames, width, max_frames, max_bands, gen):
     return (x.view(n, frames, width) * ~hidden).view(n, -1)
 
 
-def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teacher_logits=None,
-          kd_alpha=0.5, kd_temperature=2.0, evaluate=None, refresh=None, mask=None, ema=0.0):
-    """Adam with cosine decay on rows with y >= 0. With teacher_logits, the loss mixes the hard
-    targets (1 - kd_alpha) with the teacher's softened probabilities (kd_alpha, temperature T,
-    scaled by T^2 as in Hinton et al. 2015). With refresh, every epoch after the first trains on
+def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, evaluate=None,
+          refresh=None, mask=None, ema=0.0):
+    """Adam with cosine decay on rows with y >= 0. With refresh, every epoch after the first trains on
     the rows refresh() returns instead (a fresh draw of augmented streams): one learning-rate
     schedule over all of them. With mask (most frames, most bands; a ConvMlp's), each training
     row is seen through spec_mask. With ema in (0, 1), the model ends with the exponential moving
     average of its weights (Polyak averaging, torch's AveragedModel, that decay per batch), and
     each epoch's evaluation reads the average."""
-    assert refresh is None or teacher_logits is None, "a teacher's logits belong to fixed rows"
     assert mask is None or isinstance(model, ConvMlp), "masks are drawn over a ConvMlp's frames and bands"
     mask_gen = torch.Generator().manual_seed(seed + 1000)
-    tt = None if teacher_logits is None else torch.from_numpy(teacher_logits.astype(np.float32))
     opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=1e-5)
     sched = torch.optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
     gen = torch.Generator().manual_seed(seed)
@@ -146,11 +142,6 @@ def train(model, x, y, epochs, *, seed, lr, input_scale, pos_weight, log, teache
             target = yt[idx]
             w = torch.where(target > 0.5, pos_weight, 1.0)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(z, target, weight=w)
-            if tt is not None:
-                t = kd_temperature
-                soft = torch.sigmoid(tt[idx] / t)
-                kd = torch.nn.functional.binary_cross_entropy_with_logits(z / t, soft, weight=w)
-                loss = (1 - kd_alpha) * loss + kd_alpha * t * t * kd
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -180,98 +171,6 @@ def weights(model):
     if isinstance(model, ConvMlp):
         return [(*as_np(m), conv) for m, conv in model.convolutions()] + weights(model.head)
     return [as_np(m) for m in model if isinstance(m, torch.nn.Linear)]
-
-
-def load_int8(model, q, input_scale, logit_q):
-    """Sets a ConvMlp's float weights from the int8 model q of its shape (vad_export's form): its
-    weights dequantised. The file holds each layer's s_w * s_in / s_out (mult / 2^shift), not the
-    hidden layers' output scales s_out; a ReLU network computes the same function when a hidden
-    layer's outputs are scaled by c > 0 and the next layer's weights by 1 / c, so each s_out is
-    chosen to give every layer the same weight norm (where weight decay drives a trained network).
-    The float logits are then the int8 ones but for rounding."""
-    layers = q["layers"]
-    linears = [m for m, _ in model.convolutions()] + [m for m in model.head if isinstance(m, torch.nn.Linear)]
-    assert len(linears) == len(layers) and all(
-        tuple(m.weight.shape) == layer["weight"].shape for m, layer in zip(linears, layers)), \
-        "the int8 model's layers differ from this model's"
-    # Every hidden s_out = 1 first (the last: the logit's Q format): then layer l's weights are
-    # w_q * s_w, s_w = ratio * s_out[l] / s_in[l], and its biases b_q * s_w * s_in[l].
-    s_out = [1.0] * (len(layers) - 1) + [1.0 / 2 ** logit_q]
-    s_in = [input_scale] + s_out[:-1]
-    s_w = [layer["mult"] / 2.0 ** layer["shift"] * s_out[i] / s_in[i] for i, layer in enumerate(layers)]
-    w = [layer["weight"] * s[:, None] for layer, s in zip(layers, s_w)]
-    b = [layer["bias"] * s * si for layer, s, si in zip(layers, s_w, s_in)]
-    # Scaling hidden layer l's outputs by c[l] scales its weights by c[l] / c[l - 1] and its biases
-    # by c[l]; the last layer's c is 1 (its output scale is fixed): equal norms.
-    norms = [np.linalg.norm(wl) for wl in w]
-    c = np.cumprod([np.exp(np.mean(np.log(norms))) / n for n in norms])
-    c[-1] = 1.0
-    c_before = np.concatenate([[1.0], c[:-1]])
-    with torch.no_grad():
-        for m, wl, bl, cl, cb in zip(linears, w, b, c, c_before):
-            m.weight.copy_(torch.from_numpy(wl * (cl / cb)))
-            m.bias.copy_(torch.from_numpy(bl * cl))
-    return model
-
-
-def prune(model, x, input_scale, frame_keep, band_count, hidden_keep):
-    """A smaller MLP cut from `model`: the input frames at positions frame_keep (whole frames of
-    band_count inputs) and, per hidden layer, the hidden_keep[l] units of largest importance (mean
-    activation on x times the norm of the unit's outgoing weights). Returns the model and the kept
-    input columns."""
-    cols = np.concatenate([np.arange(f * band_count, (f + 1) * band_count) for f in frame_keep])
-    with torch.no_grad():
-        a = torch.from_numpy(x[::7]).float() * input_scale
-    return prune_mlp(model, a, torch.from_numpy(cols), hidden_keep), cols
-
-
-def prune_conv(model, x, input_scale, channel_keep, hidden_keep):
-    """A smaller ConvMlp cut from `model`: the channel_keep channels of the convolution and, per
-    hidden layer of its MLP, the hidden_keep[l] units of largest importance (mean activation on x
-    times the norm of the outgoing weights, over all positions for a channel)."""
-    assert model.mix is None, "a second convolution is not pruned"
-    model.eval()
-    with torch.no_grad():
-        a = model.channels(torch.from_numpy(x[::7]).float() * input_scale)
-        n_ch = model.patch.out_features
-        w_out = model.head[0].weight.view(-1, model.positions, n_ch)
-        importance = a.view(len(a), model.positions, n_ch).mean((0, 1)) * w_out.norm(dim=(0, 1))
-        keep = torch.sort(torch.argsort(importance, descending=True)[:channel_keep]).values
-        small = ConvMlp(model.frames, model.width, model.kernel, model.stride, channel_keep, hidden_keep)
-        small.patch.weight.copy_(model.patch.weight[keep])
-        small.patch.bias.copy_(model.patch.bias[keep])
-        cols = (torch.arange(model.positions)[:, None] * n_ch + keep[None, :]).reshape(-1)
-    small.head = prune_mlp(model.head, a, cols, hidden_keep)
-    return small
-
-
-def prune_mlp(model, a, keep_in, hidden_keep):
-    """The MLP `model` restricted to the input columns keep_in and, per hidden layer, the
-    hidden_keep[l] units of largest importance on the inputs a (float, all columns)."""
-    model.eval()
-    lin = [m for m in model if isinstance(m, torch.nn.Linear)]
-    with torch.no_grad():
-        new = []
-        for li, layer in enumerate(lin):
-            w, b = layer.weight[:, keep_in], layer.bias
-            if li < len(lin) - 1:
-                act = torch.relu(a @ layer.weight.T + layer.bias)
-                importance = act.mean(0) * lin[li + 1].weight.norm(dim=0)
-                keep_out = torch.sort(torch.argsort(importance, descending=True)[:hidden_keep[li]]).values
-                a = act
-            else:
-                keep_out = torch.arange(w.shape[0])
-            small = torch.nn.Linear(len(keep_in), len(keep_out))
-            small.weight.copy_(w[keep_out])
-            small.bias.copy_(b[keep_out])
-            new.append(small)
-            keep_in = keep_out
-    layers = []
-    for i, layer in enumerate(new):
-        layers.append(layer)
-        if i < len(new) - 1:
-            layers.append(torch.nn.ReLU())
-    return torch.nn.Sequential(*layers)
 
 
 def detection(scores, y, hops_per_hour, merge_hops=100):

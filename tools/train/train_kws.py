@@ -1,25 +1,25 @@
 #!/usr/bin/python3
 """Trains earshot's keyword spotters for "computer": a large int8 network over 1.5 s of the device's
-log-mel frames (the integer transform of kws_input.py), and a small one derived from it by
-structured pruning and knowledge distillation. Both are scored every 10 ms hop.
+log-mel frames (the integer transform of kws_input.py), and a small one trained on the rows and
+hard negatives of the large one's training. Both are scored every 10 ms hop.
 
 usage: tools/train/train_kws.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/kws/computer.eshm] [--small-out models/kws/computer_small.eshm]
            [--frames 77] [--conv 5,2,64] [--conv2 5,2,64|none] [--hidden 96]
-           [--small-channels 32] [--small-stride N] [--small-conv2 K,S,C]
-           [--small-hidden 32] [--small-from scratch|distilled]
-           [--seed 20261123] [--streams 300] [--epochs 12] [--no-fresh] [--ablation-dir DIR]
+           [--small-channels 32] [--small-stride N] [--small-conv2 K,S,C] [--small-hidden 32]
+           [--seed 20261123] [--streams 300] [--epochs 12]
            [--mine-rounds 6] [--mine-streams 300] [--mine-speech-frac 0.8]
            [--small-fresh] [--small-mine-rounds 2] [--spec-mask FRAMES,BANDS]
            [--transform 6,7,-24,63] [--noise-suppression] [--start-cut 0] [--transients 0]
            [--neg-speed]
            [--synth none|cache|DIR] [--synth-pos-frac 0.4] [--near-frac 0.15] [--checkpoint FILE]
-           [--large-from FILE] [--large-init FILE] [--log FILE]
-The defaults give the bundled large model (the small one: tools/recipes/kws_computer_small.sh); the other
-options are the variants of docs/research/kws.md, each with the flags that made it (earlier
-architectures, more rounds of mining, speech-heavier mining streams, kws_synth.py's synthetic
-speech, streams that start inside a clip, synthetic clatter, negatives at other speeds, other
-contexts).
+           [--large-from FILE] [--log FILE]
+The defaults give the bundled large model; tools/recipes/kws_computer.sh and kws_computer_small.sh
+rebuild the bundled two. The other options are the variants of docs/research/kws.md that are
+still measured against them (more rounds of mining, speech-heavier mining streams, kws_synth.py's
+synthetic speech, streams that start inside a clip, synthetic clatter, negatives at other speeds,
+other contexts and shapes); the retired models' options (an MLP large model, epochs over the same
+streams, pruned and distilled small models, training on from a model file) went with them.
 
 Positives: wakeword/computer/train (a tenth kept for validation; computer/dev is the evaluation's),
 each placed at a random offset, with gain, speed 0.88-1.12, rir/ reverberation and noise at 0-20 dB
@@ -37,11 +37,9 @@ on a new draw of 300 augmented streams (4.4 h: with 208 keyword clips, epochs ov
 only memorise them); then, six times, its false accepts on 300 fresh negative streams (5.3 h, 80%
 of their clips read speech, where the false accepts come from) are mined, and 2 more epochs (new
 streams again, plus every mined hop so far) follow.
-Small: the shape of the large one's 32 most important channels and 32 hidden units (structured
-pruning; with --conv2 none), trained from scratch for --epochs on the large one's last rows (its
-mined hard negatives included): better on the 10.2 h evaluation (docs/research/kws.md) than the pruned
-weights fine-tuned with the large one as teacher (knowledge distillation; --ablation-dir measures
-both on the dev streams).
+Small: --small-channels channels and --small-hidden hidden units, trained from scratch for
+--epochs on the large one's last rows (its mined hard negatives included): better on the 10.2 h
+evaluation (docs/research/kws.md) than pruned weights fine-tuned with the large one as teacher.
 --small-fresh trains it the way the large one was (new draws each epoch, then two rounds of mining
 its own false accepts): better from 1 FA/h up, worse at 1 in 10 h (docs/research/kws.md's variants).
 --large-from FILE trains the small model alone, from a large model file instead of the large
@@ -51,12 +49,7 @@ large model trained); with --small-fresh, then the small model's own rounds.
 --small-stride N gives the small model a window every N frames instead of the large one's (the
 bundled small model: every 3rd, 44 channels), trained from scratch; --conv2 K,S,C is the large
 model's second convolution, over K of the first one's positions every S, to C channels (none: a
-single convolution, the large models before; its small model is then trained from scratch, as
-with --small-conv2, a second convolution in the small one).
---large-init FILE trains the large model alone, on from the weights of FILE (dequantised; their
-float scores are the file's but for rounding), without the first --epochs: FILE mines its hard
-negatives as with --large-from, then --mine-rounds more rounds of mining the model's own false
-accepts follow, each with --mine-epochs epochs on new streams.
+single convolution; --small-conv2, a second convolution in the small one).
 Outputs: Q4 logits, score = sigmoid(logit / 4).
 Seeded: the same data give the same models. A run of hours can keep its state after each stage of
 the large model (--checkpoint FILE: the first epochs, then each mining round) and, stopped, go on
@@ -84,7 +77,6 @@ SEED = 20261123
 INPUT_SCALE = 1.0 / 32
 KEYWORD = "computer"
 LARGE_FRAMES = 77  # the large model reads every 2nd frame of the last 1.5 s
-SMALL_CONTEXT = tuple(range(-108, 1, 4))  # 28 frames, a subset of the large one's (--conv none)
 LOGIT_Q = 4  # output logits in Q4 (+-64)
 TEMPERATURE = 4.0  # score = sigmoid(logit / 4): distinct Q15 scores up to a logit of about 41
 POS_WEIGHT = 20.0  # about 1 hop in 100 is a keyword end
@@ -110,16 +102,11 @@ def split_sources(data, dev, synth=None, synth_pos_frac=0.0, near_frac=0.0):
                    synth_pos_frac, near_frac)
 
 
-def columns(x, cols):
-    """The rows of x with only its input columns cols (None: all of them)."""
-    return x if cols is None else np.ascontiguousarray(x[:, cols])
-
-
 class Dev:
     """The dev streams and the metrics logged while training."""
 
-    def __init__(self, x, y, context_cols=None):
-        self.x = columns(x, context_cols)
+    def __init__(self, x, y):
+        self.x = x
         self.y = y
 
     def float_scores(self, model):
@@ -153,13 +140,10 @@ def ints(text):
     return tuple(int(v) for v in text.split(","))
 
 
-def make_large(args, inputs, log):
-    """The large model before training: a ConvMlp (--conv kernel,stride,channels) or an MLP."""
+def make_large(args, log):
+    """The large model before training: a ConvMlp (--conv kernel,stride,channels)."""
     hidden = ints(args.hidden)
     torch.manual_seed(args.seed)
-    if args.conv == "none":
-        log(f"large: {args.frames} frames x {kws_input.POOLED} bands, MLP hidden {hidden}")
-        return kws_model.make_mlp((inputs, *hidden, 1), dropout=DROPOUT)
     kernel, stride, channels = ints(args.conv)
     mix = None if args.conv2 == "none" else ints(args.conv2)
     model = kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels, hidden,
@@ -169,31 +153,30 @@ def make_large(args, inputs, log):
     return model
 
 
-def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, cols=None,
-                done=0, finished=lambda stage, mined, rows: None):
+def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mined, dev, log, done=0,
+                finished=lambda stage, mined, rows: None):
     """args.epochs of model on the rows x, y, then per mining round (rounds) its false accepts on
-    fresh negative streams (make_mining_set) join the rows and args.mine_epochs more. With --fresh,
-    each epoch after the first draws new training streams (make_train_set), every mined row kept
-    (mined: the rows mined before, a pair). cols: the model's input columns of a draw (None: all
-    of them). Stages: 1, the first epochs; 1 + r, mining round r. done: the stages a resumed run
-    has finished (x, y, mined and model as they left them); finished(stage, mined, rows) is called
-    after each. Returns every row mined and the model's last training rows."""
+    fresh negative streams (make_mining_set) join the rows and args.mine_epochs more. Each epoch
+    after the first draws new training streams (make_train_set), every mined row kept (mined: the
+    rows mined before, a pair). Stages: 1, the first epochs; 1 + r, mining round r. done: the
+    stages a resumed run has finished (x, y, mined and model as they left them); finished(stage,
+    mined, rows) is called after each. Returns every row mined and the model's last training rows."""
     rows = x, y  # what the last epoch trained on
 
     def refresh():
         nonlocal rows
         xf, yf = make_train_set()
-        rows = np.concatenate([columns(xf, cols), mined[0]]), np.concatenate([yf, mined[1]])
+        rows = np.concatenate([xf, mined[0]]), np.concatenate([yf, mined[1]])
         return rows
 
     fit = dict(input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log, evaluate=dev.float_metrics,
-               refresh=refresh if args.fresh else None, mask=args.spec_mask, ema=args.ema)
+               refresh=refresh, mask=args.spec_mask, ema=args.ema)
     if done < 1:
         kws_model.train(model, x, y, args.epochs, seed=args.seed, lr=1e-3, **fit)
         finished(1, mined, rows)
     for r in range(max(done - 1, 0), rounds):
         xm, ym = make_mining_set()
-        xh, yh = kws_model.mine_hard_negatives(model, columns(xm, cols), ym, INPUT_SCALE, MINE_PROB)
+        xh, yh = kws_model.mine_hard_negatives(model, xm, ym, INPUT_SCALE, MINE_PROB)
         log(f"hard negatives, round {r + 1}: {len(yh)} of {int((ym == 0).sum())} mined hops score >= {MINE_PROB}; "
             "training on")
         del xm, ym
@@ -205,7 +188,7 @@ def train_mined(args, model, x, y, rounds, make_train_set, make_mining_set, mine
 
 
 def read_large(path, args):
-    """The int8 large model in path (--large-from, --large-init), checked against this run's input."""
+    """The int8 large model in path (--large-from), checked against this run's input."""
     try:
         t = vad_export.read_tensors(path)
         q = vad_export.mlp_from_tensors(t)
@@ -237,90 +220,45 @@ def mine_with(q, path, args, mining_set, log):
 
 
 def start_from_file(q, path, x, y, args, mining_set, log):
-    """--large-from, --large-init: the hard negatives the model file path (q) mines (mine_with), and
-    the first training rows x, y with them. Returns (mined, (x, y))."""
+    """--large-from: the hard negatives the model file path (q) mines (mine_with), and the first
+    training rows x, y with them. Returns (mined, (x, y))."""
     mined = mine_with(q, path, args, mining_set, log)
     return mined, (np.concatenate([x, mined[0]]), np.concatenate([y, mined[1]]))
 
 
-def prune_large(args, large, x, log):
-    """The small model cut from the large one (structured pruning), its inputs' columns of x (None:
-    all of them) and a maker of an untrained model of its shape."""
+def small_shape(args, log):
+    """A maker of the untrained small model: --conv's kernel, --small-stride (default: the large
+    model's), --small-channels, --small-conv2 and --small-hidden."""
     hidden = ints(args.small_hidden)
-    if args.conv != "none":
-        kernel, large_stride, _ = ints(args.conv)  # the large model's (make_large), channels cut
-        stride, channels = args.small_stride or large_stride, int(args.small_channels)
-        mix = ints(args.small_conv2) if args.small_conv2 else None
-        make = lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride,  # noqa: E731
-                                         channels, hidden, mix=mix)
-        if large is None or stride != large_stride or large.mix is not None or mix is not None:
-            # only the shape (trained from scratch)
-            log(f"small: {kws_model.describe_conv(args.frames, kernel, stride, channels, mix)}, "
-                f"MLP hidden {hidden}")
-            return None, None, make
-        small = kws_model.prune_conv(large, x, INPUT_SCALE, channels, hidden)
-        log(f"small: the large model's {channels} most important channels, MLP hidden {hidden}")
-        return small, None, make
-    frame_keep = [large_context(args.frames).index(o) for o in SMALL_CONTEXT]
-    small, cols = kws_model.prune(large, x, INPUT_SCALE, frame_keep, kws_input.POOLED, hidden)
-    log(f"small: {len(SMALL_CONTEXT)} frames x {kws_input.POOLED} bands, hidden {hidden}")
-    return small, cols, lambda: kws_model.make_mlp((len(cols), *hidden, 1))
+    kernel, large_stride, _ = ints(args.conv)
+    stride, channels = args.small_stride or large_stride, int(args.small_channels)
+    mix = ints(args.small_conv2) if args.small_conv2 else None
+    log(f"small: {kws_model.describe_conv(args.frames, kernel, stride, channels, mix)}, "
+        f"MLP hidden {hidden}")
+    return lambda: kws_model.ConvMlp(args.frames, kws_input.POOLED, kernel, stride, channels,
+                                     hidden, mix=mix)
 
 
-def train_small(args, large, x, y, mined, make_train_set, mining_set, dev, log):
-    """The small model, in the shape structured pruning cuts from the large one (prune_large):
-    trained from scratch (--small-from scratch, bundled: it measured better) on the large one's last
-    rows for args.epochs (with --small-fresh: the way the large one was, from its last rows and
-    every hop mined for it, then args.small_mine_rounds of mining its own false accepts), or
-    from the pruned weights with the large model as teacher (distilled). With --ablation-dir, also
-    the alternatives: pruned alone, pruned and fine-tuned on hard targets, and the other of
-    scratch / distilled. Returns the model, the variants, its calibration rows and dev streams."""
-    pruned, cols, make = prune_large(args, large, x, log)
-    xs, mined = columns(x, cols), (columns(mined[0], cols), mined[1])
-    dev_small = Dev(dev.x, dev.y, cols)
-
-    def fit(model, epochs, lr, teacher_logits=None):
-        return kws_model.train(model, xs, y, epochs, seed=args.seed, lr=lr, input_scale=INPUT_SCALE,
-                               pos_weight=POS_WEIGHT, log=log, teacher_logits=teacher_logits,
-                               evaluate=dev_small.float_metrics, mask=args.spec_mask, ema=args.ema)
-
-    def copy_of_pruned():
-        model = make()
-        model.load_state_dict(pruned.state_dict())
-        return model
-
-    def pruned_only():
-        log("  pruned, not fine-tuned: " + dev_small.float_metrics(pruned))
-        return copy_of_pruned()
-
-    def scratch():
-        log("  from scratch, hard targets:")
-        torch.manual_seed(args.seed)
-        if not args.small_fresh:
-            return fit(make(), args.epochs, 1e-3)
-        model = make()
-        train_mined(args, model, xs, y, args.small_mine_rounds, make_train_set, mining_set, mined,
-                    dev_small, log, cols)
-        return model
-
-    def pruned_hard():
-        log("  pruned, fine-tuned on hard targets:")
-        return fit(copy_of_pruned(), args.small_epochs, 3e-4)
-
-    def distilled():
-        log("  pruned, fine-tuned with the large model as teacher:")
-        return fit(copy_of_pruned(), args.small_epochs, 3e-4, kws_model.logits(large, x, INPUT_SCALE))
-
-    makers = {"pruned": pruned_only, "scratch": scratch, "pruned_hard": pruned_hard, "distilled": distilled}
-    names = list(makers) if args.ablation_dir else [args.small_from]
-    variants = {name: makers[name]() for name in names}
-    log(f"small: the bundled one is '{args.small_from}'")
-    return variants.pop(args.small_from), variants, xs, dev_small
+def train_small(args, x, y, mined, make_train_set, mining_set, dev, log):
+    """The small model, trained from scratch on the large one's last rows for args.epochs (with
+    --small-fresh: the way the large one was, from its last rows and every hop mined for it, then
+    args.small_mine_rounds of mining its own false accepts)."""
+    make = small_shape(args, log)
+    log("  from scratch, hard targets:")
+    torch.manual_seed(args.seed)
+    model = make()
+    if not args.small_fresh:
+        return kws_model.train(model, x, y, args.epochs, seed=args.seed, lr=1e-3,
+                               input_scale=INPUT_SCALE, pos_weight=POS_WEIGHT, log=log,
+                               evaluate=dev.float_metrics, mask=args.spec_mask, ema=args.ema)
+    train_mined(args, model, x, y, args.small_mine_rounds, make_train_set, mining_set, mined, dev,
+                log)
+    return model
 
 
 def large_run_args(args):
     """The options the large model's stages depend on: a resumed run must have the same."""
-    elsewhere = {"out", "log", "earshot", "ablation_dir", "checkpoint", "large_from"}  # and every small_* one
+    elsewhere = {"out", "log", "earshot", "checkpoint", "large_from"}  # and every small_* one
     return {k: v for k, v in vars(args).items() if k not in elsewhere and not k.startswith("small_")}
 
 
@@ -331,50 +269,36 @@ def parse_args():
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", help="the training log (default: models/kws/computer_train.log; with "
-                                 "--large-from, computer_small_train.log; with --large-init, "
-                                 "computer_more_train.log)")
+                                 "--large-from, computer_small_train.log)")
     p.add_argument("--large-from", metavar="FILE",
                    help="train only the small model: the large model in FILE (one this script wrote, "
                         "e.g. the bundled one) mines the hard negatives it starts from, --mine-rounds "
-                        "rounds of fresh mining streams (no --checkpoint, --ablation-dir or "
-                        "--small-from distilled: they need the large model in training)")
-    p.add_argument("--large-init", metavar="FILE",
-                   help="train only the large model, on from the weights of the large model in FILE "
-                        "(one this script wrote, dequantised): FILE mines its hard negatives as with "
-                        "--large-from, then --mine-rounds more rounds of mining its own false "
-                        "accepts; no first epochs")
-    p.add_argument("--conv", default="5,2,64",
+                        "rounds of fresh mining streams (no --checkpoint: it keeps the large "
+                        "model's stages)")
+    p.add_argument("--conv", default="5,2,64", metavar="K,S,C",
                    help="the large model's convolution over time: kernel,stride,channels (in input "
-                        "frames); 'none': an MLP over the stacked frames (the previous models)")
+                        "frames)")
     p.add_argument("--conv2", metavar="K,S,C", default="5,2,64",
                    help="the large model's second convolution, over K of the first one's positions "
                         "every S, to C channels; 'none': a single convolution (the models before)")
     p.add_argument("--frames", type=int, default=LARGE_FRAMES,
                    help="the large model's context: this many frames, every 2nd hop (77: 1.5 s)")
-    p.add_argument("--hidden", default="96", help="the MLP's hidden layers (96,48 for --conv none)")
+    p.add_argument("--hidden", default="96", help="the MLP's hidden layers")
     p.add_argument("--small-channels", default="32", help="channels the small model keeps (conv)")
     p.add_argument("--small-stride", type=int,
-                   help="the small model's window step in frames (default: the large model's); "
-                        "another step is trained from scratch only (conv)")
+                   help="the small model's window step in frames (default: the large model's)")
     p.add_argument("--small-conv2", metavar="K,S,C",
-                   help="a second convolution in the small model, as --conv2 (trained from scratch)")
-    p.add_argument("--small-hidden", default="32", help="hidden units it keeps (56,32 for --conv none)")
-    p.add_argument("--small-from", default="scratch", choices=("scratch", "distilled"),
-                   help="how the small model is trained (distilled: the previous models')")
+                   help="a second convolution in the small model, as --conv2")
+    p.add_argument("--small-hidden", default="32", help="the small model's hidden units")
     p.add_argument("--seed", type=int, default=SEED,
                    help="seeds every draw and the initial weights (the bundled models: the default)")
     p.add_argument("--streams", type=int, default=300)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--mine-epochs", type=int, default=2)
-    p.add_argument("--fresh", action=argparse.BooleanOptionalAction, default=True,
-                   help="train the large model's every epoch after the first on a new draw of "
-                        "--streams augmented streams (and the mined rows); --no-fresh: on the same "
-                        "streams every epoch (the previous models)")
     p.add_argument("--ema", type=float, default=0.0,
                    help="end each training call with the moving average of the weights, this decay "
                         "per batch of 512 (0.999: about the last 1000 batches, one epoch); 0: the last "
                         "batch's weights")
-    p.add_argument("--small-epochs", type=int, default=2)
     p.add_argument("--mine-rounds", type=int, default=6, help="rounds of hard-negative mining")
     p.add_argument("--transform", type=ints, default=tuple(kws_input.TRANSFORM),
                    metavar="MEAN_SHIFT,STEP_SHIFT,MIN,MAX",
@@ -384,7 +308,7 @@ def parse_args():
                         "(features/noise_suppression.h; written to the model files)")
     p.add_argument("--spec-mask", type=ints, default=None, metavar="FRAMES,BANDS",
                    help="SpecAugment while training: hide up to FRAMES input frames and BANDS bands "
-                        "of each row (the large model's 77 x 20; conv only)")
+                        "of each row (the large model's 77 x 20)")
     p.add_argument("--small-fresh", action=argparse.BooleanOptionalAction, default=False,
                    help="train the small model the way the large one is: a new draw of streams "
                         "each epoch after the first, then --small-mine-rounds of mining its own false "
@@ -414,29 +338,15 @@ def parse_args():
                    help="below 1: fewer synthetic clips (smoke test)")
     p.add_argument("--synth-pos-frac", type=float, default=0.4, help="share of synthetic positives")
     p.add_argument("--near-frac", type=float, default=0.15, help="share of synthetic near-miss negatives")
-    p.add_argument("--ablation-dir", help="also write the small model's alternatives here")
     p.add_argument("--checkpoint", metavar="FILE",
                    help="keep the run's state here after each stage of the large model (over 1 GB); "
                         "a run given an existing FILE goes on after its last stage, to the same bytes "
                         "as a run never stopped (the small model's options may differ)")
     args = p.parse_args()
-    if args.large_from and (args.checkpoint or args.ablation_dir or args.small_from != "scratch" or
-                            args.conv == "none"):
-        p.error("--large-from trains a convolutional small model from scratch: no --checkpoint, "
-                "--ablation-dir, --small-from distilled or --conv none")
-    own_shape = [name for name, given in (("--small-stride", args.small_stride),
-                                          ("--small-conv2", args.small_conv2),
-                                          ("--conv2", args.conv2 != "none")) if given]
-    if own_shape and (args.ablation_dir or args.small_from != "scratch" or args.conv == "none"):
-        p.error(f"{own_shape[0]}: the small model is then trained from scratch, in a shape pruning "
-                "does not cut: no --ablation-dir, --small-from distilled or --conv none (one "
-                "convolution in the large model: --conv2 none)")
-    if args.large_init and (args.large_from or args.ablation_dir or args.conv == "none"):
-        p.error("--large-init trains the convolutional large model alone: no --large-from, "
-                "--ablation-dir or --conv none")
+    if args.large_from and args.checkpoint:
+        p.error("--large-from trains the small model alone: no --checkpoint")
     if args.log is None:
-        name = ("computer_small_train.log" if args.large_from else
-                "computer_more_train.log" if args.large_init else "computer_train.log")
+        name = "computer_small_train.log" if args.large_from else "computer_train.log"
         args.log = os.path.join(root, "models", "kws", name)
     return args
 
@@ -444,13 +354,11 @@ def parse_args():
 def main():
     args = parse_args()
     # Every output's directory now, not after hours of training.
-    for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)] + \
-            ([args.ablation_dir] if args.ablation_dir else []):
+    for d in [os.path.dirname(os.path.abspath(f)) for f in (args.out, args.small_out, args.log)]:
         os.makedirs(d, exist_ok=True)
     torch.set_num_threads(1)
     # Model files are refused now, not after the first draws.
     miner = read_large(args.large_from, args) if args.large_from else None
-    init = read_large(args.large_init, args) if args.large_init else None
     run_state = checkpoint.Checkpoint(args.checkpoint, large_run_args(args))
     log = open_log(args.log, run_state.log_text)
     setup_log = log if not run_state.stage else lambda _: None  # a resumed log has these lines
@@ -470,7 +378,7 @@ def main():
               f"{len(dev_src.positives)} dev keyword clips, {len(train_src.speech)} + "
               f"{len(train_src.others)} negative files")
 
-    context = large_context(args.frames)  # the large model's, and a convolutional small one's
+    context = large_context(args.frames)  # the large model's and the small one's
 
     def streams(sources, n, **kw):  # model rows of n augmented streams, one shared rng
         return make_set(args.earshot, rng, sources, rirs, noise, n, context, log,
@@ -498,37 +406,22 @@ def main():
     dev = Dev(xd, yd)
     if args.large_from:
         mined, (x, y) = start_from_file(miner, args.large_from, x, y, args, mining_set, log)
-        small, _, xs, dev_small = train_small(args, None, x, y, mined, train_set, mining_set, dev, log)
-        export(args.small_out, small, context, args, xs[y >= 0][::11], log, dev_small, "small")
+        small = train_small(args, x, y, mined, train_set, mining_set, dev, log)
+        export(args.small_out, small, context, args, x[y >= 0][::11], log, dev, "small")
         return
-    large = make_large(args, x.shape[1], setup_log)
+    large = make_large(args, setup_log)
     if run_state.stage:
         run_state.restore(large, rng)
-    elif init is not None:
-        kws_model.load_int8(large, init, INPUT_SCALE, LOGIT_Q)
-        scores = dev.float_scores(large)
-        gap = np.abs(scores - vad_export.run_int(init, dev.x) / 32767).max()
-        log(f"large: the weights of {args.large_init} (dev scores within {gap:.4f} of its int8 ones), "
-            f"{dev.describe(scores)}; its mining rounds only")
-        # What it learnt not to accept.
-        mined, (x, y) = start_from_file(init, args.large_init, x, y, args, mining_set, log)
-    done = run_state.stage or (1 if init is not None else 0)  # --large-init: no first epochs
 
     def finished(stage, mined, rows):
         with open(args.log) as f:
             run_state.save(stage, large, rng, f.read(), rows=rows, dev=(xd, yd), mined=mined)
     mined, (x, y) = train_mined(args, large, x, y, args.mine_rounds, train_set, mining_set, mined,
-                                dev, log, done=done, finished=finished)
+                                dev, log, done=run_state.stage, finished=finished)
     calibration = x[y >= 0][::11]
     export(args.out, large, context, args, calibration, log, dev, "large")
-    if init is not None:
-        return
-    small, variants, xs, dev_small = train_small(args, large, x, y, mined, train_set, mining_set, dev, log)
-    small_context = context if args.conv != "none" else SMALL_CONTEXT
-    for name, model in variants.items():
-        export(os.path.join(args.ablation_dir, f"small_{name}.eshm"), model, small_context,
-               args, xs[y >= 0][::11], log, dev_small, f"small ({name})")
-    export(args.small_out, small, small_context, args, xs[y >= 0][::11], log, dev_small, "small")
+    small = train_small(args, x, y, mined, train_set, mining_set, dev, log)
+    export(args.small_out, small, context, args, calibration, log, dev, "small")
 
 
 if __name__ == "__main__":
