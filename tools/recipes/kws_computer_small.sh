@@ -7,7 +7,11 @@
 # Needs the repository's history (not a shallow clone) for that large model.
 # Usage: tools/recipes/kws_computer_small.sh [OUT_DIR]   (writes OUT_DIR/computer_small.eshm, log)
 source "$(dirname "$0")/common.sh"
-git -C "$root" show 45af586:models/kws/computer.eshm > "$out/mining_large.eshm"
+git -C "$root" show 45af586:models/kws/computer.eshm > "$out/mining_large.eshm" || {
+  echo "kws_computer_small.sh: needs models/kws/computer.eshm of commit 45af586 (a shallow clone" \
+    "lacks it: git fetch --unshallow)" >&2
+  exit 1
+}
 "$py" "$root/tools/train/train_kws.py" --data "$data" --earshot "$root/build/tools/earshot" \
   --large-from "$out/mining_large.eshm" --small-channels 40 --small-conv2 5,2,40 \
   --small-hidden 40 --small-fresh --small-mine-rounds 4 \
