@@ -15,11 +15,7 @@
 namespace earshot::stt {
 namespace {
 
-using test_util::Decode;
-using test_util::kData;
-using test_util::kSource;
-using test_util::LoadWith;
-using test_util::LoadWithAll;
+using namespace test_util;  // NOLINT(build/namespaces): the STT tests' helpers
 
 // Command sets on real recordings: three read-speech utterances said by a set's templates give
 // their intents and slots; the other utterances, and the words of another set, are rejected.

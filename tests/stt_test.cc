@@ -27,11 +27,7 @@
 namespace earshot::stt {
 namespace {
 
-using test_util::Decode;
-using test_util::kData;
-using test_util::kSource;
-using test_util::LoadWith;
-using test_util::LoadWithAll;
+using namespace test_util;  // NOLINT(build/namespaces): the STT tests' helpers
 
 int WordErrors(const std::string& ref, const std::string& hyp) {  // Levenshtein over words
   std::istringstream rs(ref), hs(hyp);
