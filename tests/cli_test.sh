@@ -76,6 +76,16 @@ check "--stages vad stops early" status_is 0 "$earshot" run --stages vad sample.
 check "--stages vad: no wake" test "$(grep -c '"wake"' out.txt)" -eq 0
 check "--stages bad" status_is 2 "$earshot" run --stages kws sample.flac
 check "--stages bad named" grep -q -- "--stages" err.txt
+# A command set that does not say the request: rejected, with its open transcript when asked.
+printf '%s\n' 'set lights' 'slot device = kitchen light | fan' 'intent light' \
+  '  turn (on | off){state} [the] {device}' > lights.commands
+check "run commands" status_is 0 "$earshot" run --set stt.commands=lights.commands sample.flac
+check "run commands: rejected, no words" \
+  grep -qF '"text": "", "confidence": 0, "rejected": true' out.txt
+check "run commands, open transcript" status_is 0 "$earshot" run \
+  --set stt.commands=lights.commands --set stt.command_open_transcript=true sample.flac
+check "run commands, open transcript: rejected, the request's words" grep -qE \
+  '"command".*"text": "she.s going to put the ironing things away".*"rejected": true' out.txt
 check "run default sample" status_is 0 "$earshot" run
 check "default sample is the bundled one" grep -q '"duration": 4.547625' out.txt
 
