@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "models/stt/command_model.h"
 #include "models/stt/stt.h"
+#include "options/stage_options.h"
 
 namespace earshot::stt {
 namespace {
@@ -36,7 +37,7 @@ void Decode(benchmark::State& state, const char* command_model) {
       !cfg.Set("stt.command_model", command_model).ok()) {
     return state.SkipWithError("config");
   }
-  auto config = SttConfig::FromConfig(cfg);
+  auto config = options::BindStt(cfg);
   if (!config.ok()) return state.SkipWithError(config.error().message.c_str());
   auto model = LoadModel(*config);
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());

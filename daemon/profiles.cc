@@ -13,6 +13,7 @@
 #include "daemon/wakeup.h"
 #include "features/front_end.h"
 #include "models/kws/keywords.h"
+#include "options/stage_options.h"
 
 namespace earshot::daemon {
 namespace {
@@ -27,7 +28,7 @@ int64_t MonotonicMs() {
 
 Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
     const config::Config& config) {
-  auto front_end = features::FrontEndConfig::FromConfig(config);
+  auto front_end = options::BindFrontEnd(config);
   if (!front_end.ok()) return front_end.error();
   return std::make_shared<statemachine::ModelLibrary>(config, *front_end, statemachine::StageSet{});
 }

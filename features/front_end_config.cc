@@ -37,20 +37,4 @@ Status FrontEndConfig::Validate() const {
   return OkStatus();
 }
 
-Result<FrontEndConfig> FrontEndConfig::FromConfig(const config::Config& config) {
-  FrontEndConfig c;
-  c.window_ms = static_cast<int>(config.Int("features.window_ms"));
-  c.fft_size = static_cast<int>(config.Int("features.fft_size"));
-  c.mel_bands = static_cast<int>(config.Int("features.mel_bands"));
-  c.mel_low_hz = static_cast<int>(config.Int("features.mel_low_hz"));
-  c.mel_high_hz = static_cast<int>(config.Int("features.mel_high_hz"));
-  c.mfcc_count = static_cast<int>(config.Int("features.mfcc_count"));
-  c.lifter = static_cast<int>(config.Int("features.lifter"));
-  c.mean_norm = config.String("features.mean_norm") == "running" ? MeanNorm::kRunning
-                                                                   : MeanNorm::kNone;
-  Status s = c.Validate();
-  if (!s.ok()) return s.error();
-  return c;
-}
-
 }  // namespace earshot::features

@@ -4,7 +4,6 @@
 
 #include <string>
 
-#include "config/config.h"
 #include "config/result.h"
 
 namespace earshot::features {
@@ -33,10 +32,9 @@ struct FrontEndConfig {
   int window_samples() const { return sample_rate_hz * window_ms / 1000; }
   int hop_samples() const { return sample_rate_hz * hop_ms / 1000; }
 
-  // Explains the first impossible setting, with its unit.
+  // Explains the first impossible setting, with its unit. (The options table's [features] section
+  // binds it: options/stage_options.h.)
   Status Validate() const;
-  // From the [features] section of the options table.
-  static Result<FrontEndConfig> FromConfig(const config::Config& config);
 };
 
 }  // namespace earshot::features

@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "config/paths.h"
+#include "options/stage_options.h"
 
 namespace earshot::statemachine {
 
@@ -81,7 +82,7 @@ Result<std::shared_ptr<const kws::KeywordSet>> ModelLibrary::Keywords(KwsSize si
   std::shared_ptr<const kws::KeywordSet>& slot = kws_[static_cast<size_t>(size)];
   if (slot) return slot;
   if (!keyword_specs_) {
-    Result<std::vector<kws::KeywordSpec>> specs = kws::KeywordSpecs(config_);
+    Result<std::vector<kws::KeywordSpec>> specs = options::BindKeywords(config_);
     if (!specs.ok()) return specs.error();
     keyword_specs_ = std::move(specs).value();
   }
@@ -116,7 +117,7 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
   if (std::ranges::all_of(phones, [](const std::string& p) { return p.empty(); })) {
     return std::shared_ptr<const stt::KeyphraseVerifier>();
   }
-  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config);
+  Result<stt::SttConfig> stt_config = options::BindStt(config);
   if (!stt_config.ok()) return stt_config.error();
   auto verifier =
       stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary, phones);
@@ -139,7 +140,7 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> ModelLibrary::Verifier(Kws
 Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) {
   const size_t index = size == SttSize::kLarge ? 0 : 1;
   if (stt_[index]) return stt_[index];
-  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(config_);
+  Result<stt::SttConfig> stt_config = options::BindStt(config_);
   if (!stt_config.ok()) return stt_config.error();
   stt_config->profile = std::string(SttSizeName(size));
   if (!command_sets_.empty()) {

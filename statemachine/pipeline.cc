@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "options/stage_options.h"
 #include "statemachine/model_library.h"
 #include "statemachine/stage_timer.h"
 
@@ -38,7 +39,7 @@ Result<PipelineModels> PipelineModels::Load(const config::Config& config,
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config, StageSet stages,
                                                    EventSink* sink) {
-  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
+  Result<features::FrontEndConfig> fe_config = options::BindFrontEnd(config);
   if (!fe_config.ok()) return fe_config.error();
   Result<PipelineModels> models = PipelineModels::Load(config, *fe_config, stages);
   if (!models.ok()) return models.error();
@@ -47,15 +48,15 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
                                                    PipelineModels models, EventSink* sink) {
-  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
+  Result<features::FrontEndConfig> fe_config = options::BindFrontEnd(config);
   if (!fe_config.ok()) return fe_config.error();
   auto front_end = features::FrontEnd::Create(*fe_config);
   if (!front_end.ok()) return front_end.error();
   Settings settings;
-  Result<vad::VadConfig> vad_config = vad::VadConfig::FromConfig(config);
+  Result<vad::VadConfig> vad_config = options::BindVad(config);
   if (!vad_config.ok()) return vad_config.error();
   settings.vad = *vad_config;
-  Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(config);
+  Result<kws::KwsConfig> kws_config = options::BindKws(config);
   if (!kws_config.ok()) return kws_config.error();
   settings.kws = *kws_config;
   settings.endpoint = EndpointConfig::FromConfig(config);

@@ -11,6 +11,7 @@
 
 #include "config/paths.h"
 #include "models/kws/phrase.h"
+#include "options/stage_options.h"
 #include "tests/model_writer.h"
 #include "tests/trunk_models.h"
 
@@ -43,7 +44,7 @@ config::Config Set(const std::map<std::string, std::string>& options) {
 }
 
 TEST(KeywordSpecs, TheDefaultIsTheBundledComputer) {
-  auto specs = KeywordSpecs(config::Config::Defaults());
+  auto specs = options::BindKeywords(config::Config::Defaults());
   ASSERT_TRUE(specs.ok()) << specs.error().message;
   ASSERT_EQ(specs->size(), 1u);
   const KeywordSpec& computer = specs->front();
@@ -55,7 +56,7 @@ TEST(KeywordSpecs, TheDefaultIsTheBundledComputer) {
 }
 
 TEST(KeywordSpecs, ParallelListsGiveEachKeywordItsOwn) {
-  auto specs = KeywordSpecs(Set({{"kws.models", "computer, /m/hey.eshm,/m/x.eshm"},
+  auto specs = options::BindKeywords(Set({{"kws.models", "computer, /m/hey.eshm,/m/x.eshm"},
                                  {"kws.small_models", ",,/m/x_small.eshm"},
                                  {"kws.names", "comp,,"},
                                  {"kws.sensitivities", "0.25,0.5,1"},
@@ -83,7 +84,7 @@ TEST(KeywordSpecs, ErrorsNameTheOption) {
       {{{"kws.names", "\xff"}}, "is no keyword name: not UTF-8"},
   };
   for (const auto& [options, message] : cases) {
-    auto specs = KeywordSpecs(Set(options));
+    auto specs = earshot::options::BindKeywords(Set(options));
     ASSERT_FALSE(specs.ok()) << message;
     EXPECT_NE(specs.error().message.find(message), std::string::npos) << specs.error().message;
   }

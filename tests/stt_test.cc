@@ -20,6 +20,7 @@
 #include "models/stt/jsgf_check.h"
 #include "models/stt/language_model_check.h"
 #include "models/stt/sphinx_cepstra.h"
+#include "options/stage_options.h"
 #include "tests/read_samples.h"
 #include "tests/stt_util.h"
 #include "tests/temp_path.h"
@@ -51,7 +52,7 @@ const std::string kCommands = "yes|no|up|down|left|right|on|off|stop|go";
 TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
   const std::string path = kData + "/stt/121-121726-0000.flac";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
-  auto config = SttConfig::FromConfig(config::Config::Defaults());
+  auto config = options::BindStt(config::Config::Defaults());
   ASSERT_TRUE(config.ok());
   auto model = LoadModel(*config);
   ASSERT_TRUE(model.ok()) << model.error().message;
@@ -91,7 +92,7 @@ SttResult DecodeIn(SttSession& session, const std::vector<int16_t>& x) {
 TEST(Pocketsphinx, ASessionCarriesItsStreamsCepstralMean) {
   const std::string path = kData + "/stt/121-121726-0000.flac";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
-  auto model = LoadModel(*SttConfig::FromConfig(config::Config::Defaults()));
+  auto model = LoadModel(*options::BindStt(config::Config::Defaults()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto x = testing_util::ReadSamples(path);
   // Two streams, their utterances interleaved. In each, the second utterance starts from the mean
@@ -507,7 +508,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   config::Config cfg = config::Config::Defaults();
   ASSERT_TRUE(cfg.Set("stt.grammar", "/x.gram").ok());
   ASSERT_TRUE(cfg.Set("stt.words", "yes|no").ok());
-  EXPECT_FALSE(SttConfig::FromConfig(cfg).ok());
+  EXPECT_FALSE(options::BindStt(cfg).ok());
 
   // A word outside the dictionary is named (it used to be "could not load" without a cause); one
   // JSGF cannot take is refused before its lexer echoes it onto stdout, where the events go.
@@ -544,7 +545,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
     EXPECT_NE(model.error().message.find(cause), std::string::npos) << model.error().message;
   }
 
-  SttConfig unknown = *SttConfig::FromConfig(config::Config::Defaults());
+  SttConfig unknown = *options::BindStt(config::Config::Defaults());
   unknown.front_end = "htk";
   model = LoadModel(unknown);
   ASSERT_FALSE(model.ok());
@@ -554,7 +555,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
 // Sessions of one model share its decoder: a second session's utterance while the first's is in
 // progress is refused (it restarted the decoder under the first), and served once that one ended.
 TEST(Pocketsphinx, ASecondSessionsUtteranceWaitsForTheFirst) {
-  auto model = LoadModel(*SttConfig::FromConfig(config::Config::Defaults()));
+  auto model = LoadModel(*options::BindStt(config::Config::Defaults()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const std::vector<int16_t> silence(1600, 0);
   auto first = (*model)->NewSession();
@@ -580,7 +581,7 @@ TEST(Pocketsphinx, ASecondSessionsUtteranceWaitsForTheFirst) {
 // A binary language model cut short was read past its buffer inside libsphinxbase
 // (AddressSanitizer: heap-buffer-overflow in ngram_model_trie_read_bin): now an error naming it.
 TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
-  const std::string lm = SttConfig::FromConfig(config::Config::Defaults())->language_model;
+  const std::string lm = options::BindStt(config::Config::Defaults())->language_model;
   std::ifstream in(lm, std::ios::binary);
   const std::vector<uint8_t> whole{std::istreambuf_iterator<char>(in), {}};
   ASSERT_GT(whole.size(), 100000u) << lm;

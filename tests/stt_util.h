@@ -12,6 +12,7 @@
 
 #include "config/config.h"
 #include "models/stt/stt.h"
+#include "options/stage_options.h"
 
 namespace earshot::stt::test_util {
 
@@ -36,7 +37,7 @@ inline Result<std::shared_ptr<const SttModel>> LoadWithAll(
     const std::vector<std::pair<std::string, std::string>>& options) {
   config::Config cfg = config::Config::Defaults();
   for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
-  auto config = SttConfig::FromConfig(cfg);
+  auto config = earshot::options::BindStt(cfg);
   if (!config.ok()) return config.error();
   return LoadModel(*config);
 }

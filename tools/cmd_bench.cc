@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "options/stage_options.h"
 #include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"
 #include "tools/commands.h"
@@ -78,7 +79,7 @@ void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
 // The models of --profile (the governor's choice for it), or those the config names.
 Result<statemachine::PipelineModels> LoadModels(const Args& args, const config::Config& config,
                                                 statemachine::StageSet stages) {
-  auto front_end = features::FrontEndConfig::FromConfig(config);
+  auto front_end = options::BindFrontEnd(config);
   if (!front_end.ok()) return front_end.error();
   const std::string name = args.Option("--profile", "");
   if (name.empty()) return statemachine::PipelineModels::Load(config, *front_end, stages);

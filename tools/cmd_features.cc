@@ -7,6 +7,7 @@
 #include "features/front_end.h"
 #include "models/stt/sphinx_cepstra.h"
 #include "models/stt/stt.h"
+#include "options/stage_options.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -42,7 +43,7 @@ void PrintFrame(std::span<const T> values, std::string& line) {
 
 // --kind cepstra: SphinxCepstra over the whole file, one line of floats per hop.
 int Cepstra(const config::Config& cfg, const std::string& path) {
-  Result<stt::SttConfig> stt = stt::SttConfig::FromConfig(cfg);
+  Result<stt::SttConfig> stt = options::BindStt(cfg);
   if (!stt.ok()) {
     PrintError(stt.error().message);
     return kExitRuntime;

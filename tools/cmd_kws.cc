@@ -12,6 +12,7 @@
 #include "models/kws/keyword_set.h"
 #include "models/kws/keywords.h"
 #include "models/stt/keyphrase_verifier.h"
+#include "options/stage_options.h"
 #include "statemachine/model_library.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
@@ -95,7 +96,7 @@ int Kws(const Args& command_args) {
     PrintError("kws: expected one FILE (see earshot kws --help)");
     return kExitUsage;
   }
-  Result<std::vector<kws::KeywordSpec>> specs = kws::KeywordSpecs(*cfg);
+  Result<std::vector<kws::KeywordSpec>> specs = options::BindKeywords(*cfg);
   if (!specs.ok()) {
     PrintError(specs.error().message);
     return kExitUsage;
@@ -113,7 +114,7 @@ int Kws(const Args& command_args) {
     PrintError(set.error().message);
     return kExitRuntime;
   }
-  Result<kws::KwsConfig> kws_config = kws::KwsConfig::FromConfig(*cfg);
+  Result<kws::KwsConfig> kws_config = options::BindKws(*cfg);
   kws::KeywordSetSession session(*set, *kws_config);
   auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {

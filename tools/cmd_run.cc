@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "options/stage_options.h"
 #include "statemachine/governor_driver.h"
 #include "statemachine/json_sink.h"
 #include "statemachine/sensor_poller.h"
@@ -138,7 +139,7 @@ int Run(const Args& args) {
     PrintError("run: --sensors and --sysfs-root are two sources for one governor: give one");
     return kExitUsage;
   }
-  auto front_end = features::FrontEndConfig::FromConfig(*cfg);
+  auto front_end = options::BindFrontEnd(*cfg);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return kExitRuntime;

@@ -9,6 +9,7 @@
 
 #include "audio/frame_source.h"
 #include "models/stt/stt.h"
+#include "options/stage_options.h"
 #include "statemachine/governor.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
@@ -166,7 +167,7 @@ int Transcribe(const Args& args) {
     PrintError("transcribe: expected FILE... (see earshot transcribe --help)");
     return kExitUsage;
   }
-  Result<stt::SttConfig> stt_config = stt::SttConfig::FromConfig(*cfg);
+  Result<stt::SttConfig> stt_config = options::BindStt(*cfg);
   if (!stt_config.ok()) {
     PrintError(stt_config.error().message);
     return kExitRuntime;

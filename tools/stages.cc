@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "config/paths.h"
+#include "options/stage_options.h"
 #include "tools/cli.h"
 
 namespace earshot::cli {
@@ -16,7 +17,7 @@ audio::FileSourceOptions SourceOptions(const config::Config& config) {
 
 Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config,
                                                          bool noise_suppression) {
-  Result<features::FrontEndConfig> fe_config = features::FrontEndConfig::FromConfig(config);
+  Result<features::FrontEndConfig> fe_config = options::BindFrontEnd(config);
   if (!fe_config.ok()) return fe_config.error();
   fe_config->noise_suppression = noise_suppression;
   return features::FrontEnd::Create(*fe_config);
@@ -51,7 +52,7 @@ Result<VadStage> VadStage::Create(const config::Config& config) {
   auto model = vad::VadModel::Load(config::ModelPath(config, "vad.model"),
                                    (*front_end)->config());
   if (!model.ok()) return model.error();
-  Result<vad::VadConfig> vad_config = vad::VadConfig::FromConfig(config);
+  Result<vad::VadConfig> vad_config = options::BindVad(config);
   if (!vad_config.ok()) return vad_config.error();
   VadStage stage;
   stage.front_end = std::move(front_end).value();

@@ -2,6 +2,7 @@
 
 #include "features/front_end_config.h"
 #include "models/stt/command_model.h"
+#include "options/stage_options.h"
 
 namespace earshot::wyoming {
 namespace {
@@ -23,7 +24,7 @@ std::string Describe(const stt::SttConfig& c) {
 Result<std::unique_ptr<Service>> Service::Create(const config::Config& config,
                                                  const ServiceOptions& options) {
   std::unique_ptr<Service> service(new Service(config, options));
-  Result<features::FrontEndConfig> front_end = features::FrontEndConfig::FromConfig(config);
+  Result<features::FrontEndConfig> front_end = options::BindFrontEnd(config);
   if (!front_end.ok()) return front_end.error();
   Result<statemachine::PipelineModels> models =
       statemachine::PipelineModels::Load(config, *front_end, statemachine::StageSet{true, false});
@@ -35,7 +36,7 @@ Result<std::unique_ptr<Service>> Service::Create(const config::Config& config,
 }
 
 Status Service::LoadDecoders() {
-  Result<stt::SttConfig> open = stt::SttConfig::FromConfig(config_);
+  Result<stt::SttConfig> open = options::BindStt(config_);
   if (!open.ok()) return open.error();
   auto add = [&](std::string_view name, const stt::SttConfig& c) -> Status {
     Result<std::unique_ptr<DecoderPool>> pool = DecoderPool::Create(c, options_.decoders);

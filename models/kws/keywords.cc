@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <string_view>
+#include <utility>
 
 #include "config/paths.h"
 #include "models/kws/phrase.h"
@@ -47,15 +48,32 @@ std::string NameProblem(const std::string& name) {
   return PhraseProblem(*code_points);
 }
 
+// Each list parallel to kws.models holds one entry per model, or none (the binding checks the
+// options table first, whose message it would give: this guards other callers).
+Status CheckParallel(const KeywordLists& lists) {
+  const size_t n = lists.models.size();
+  for (const auto& [name, size] : {std::pair{"kws.small_models", lists.small_models.size()},
+                                   std::pair{"kws.names", lists.names.size()},
+                                   std::pair{"kws.sensitivities", lists.sensitivities.size()},
+                                   std::pair{"kws.refractory_ms", lists.refractory_ms.size()}}) {
+    if (size != 0 && size != n) {
+      return Error{std::string("option ") + name + " has " + std::to_string(size) +
+                   " entries and kws.models " + std::to_string(n) +
+                   ": give one per kws.models entry, or none for the defaults"};
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
-Result<std::vector<KeywordSpec>> KeywordSpecs(const config::Config& config) {
-  if (Status s = config.Check(); !s.ok()) return s.error();
-  const std::vector<std::string>& models = config.StringList("kws.models");
-  const std::vector<std::string>& small = config.StringList("kws.small_models");
-  const std::vector<std::string>& names = config.StringList("kws.names");
-  const std::vector<double>& sensitivities = config.FloatList("kws.sensitivities");
-  const std::vector<int64_t>& refractory_ms = config.IntList("kws.refractory_ms");
+Result<std::vector<KeywordSpec>> KeywordSpecs(const KeywordLists& lists) {
+  const std::vector<std::string>& models = lists.models;
+  const std::vector<std::string>& small = lists.small_models;
+  const std::vector<std::string>& names = lists.names;
+  const std::vector<double>& sensitivities = lists.sensitivities;
+  const std::vector<int64_t>& refractory_ms = lists.refractory_ms;
+  if (Status s = CheckParallel(lists); !s.ok()) return s.error();
   if (models.empty()) {
     return Error{
         "option kws.models is empty: the keyword stage listens for one keyword at least "

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "config/result.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
@@ -27,11 +26,21 @@ struct KeywordSpec {
   int refractory_frames = kDefaultRefractoryMs / 10;
 };
 
+// The keyword lists of [kws] (options/stage_options.h binds them): kws.models, and the lists
+// parallel to it, each empty (the defaults) or one entry per model.
+struct KeywordLists {
+  std::vector<std::string> models;
+  std::vector<std::string> small_models;
+  std::vector<std::string> names;
+  std::vector<double> sensitivities;
+  std::vector<int64_t> refractory_ms;
+};
+
 // One spec per kws.models entry, the other lists' entries (their defaults where a list is empty)
 // beside it. An entry that is a bundled keyword's name (computer) is its bundled model file
 // (models/kws/computer.eshm; its small one models/kws/computer_small.eshm); any other a path.
-// Errors name the option.
-Result<std::vector<KeywordSpec>> KeywordSpecs(const config::Config& config);
+// Errors name the option; a parallel list of another length is one.
+Result<std::vector<KeywordSpec>> KeywordSpecs(const KeywordLists& lists);
 
 // The score threshold, Q15 with 1.0 = 32768, of `sensitivity` (0 .. 1) for a model whose
 // threshold at sensitivity 0.5 is `default_threshold_q15` (t0): from 32768 (never: scores are at

@@ -152,12 +152,22 @@ bool SharesTrunk(const KwsModel& a, const KwsModel& b) {
   return true;
 }
 
-Result<KwsConfig> KwsConfig::FromConfig(const config::Config& config) {
-  KwsConfig c;
-  c.max_hold_frames = static_cast<int>(config.Int("kws.max_hold_ms") / 10);
-  c.gap_frames = static_cast<int>(config.Int("kws.gap_ms") / 10);
-  c.smooth_frames = std::max(1, static_cast<int>(config.Int("kws.smooth_ms") / 10));
-  return c;
+Status KwsConfig::Validate() const {
+  auto fail = [](const std::string& what) { return Status(Error{"kws: " + what}); };
+  if (threshold_q15 < 0 || threshold_q15 > 32768) {
+    return fail("threshold " + std::to_string(threshold_q15) + " / 32768 must be in [0, 1]");
+  }
+  if (refractory_frames < 0) return fail("refractory period must be >= 0 frames of 10 ms");
+  if (max_hold_frames < 1 || max_hold_frames > 200) {
+    return fail("max hold must be in [1, 200] frames of 10 ms (10-2000 ms)");
+  }
+  if (gap_frames < 0 || gap_frames > 100) {
+    return fail("gap must be in [0, 100] frames of 10 ms (0-1000 ms)");
+  }
+  if (smooth_frames < 1 || smooth_frames > 50) {
+    return fail("smoothing must be in [1, 50] frames of 10 ms (10-500 ms)");
+  }
+  return OkStatus();
 }
 
 KwsSession::KwsSession(std::shared_ptr<const KwsModel> model, const KwsConfig& config)

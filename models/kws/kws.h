@@ -36,7 +36,6 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "config/result.h"
 #include "features/front_end_config.h"
 #include "features/noise_suppression.h"
@@ -108,10 +107,11 @@ struct KwsConfig {
   int max_hold_frames = 50;     // a wake at the latest this long after the score crossed
   int gap_frames = 10;          // a dip under the threshold this long does not end the run
   // The score is the mean of the network's last smooth_frames scores (1: none, the raw scores the
-  // tests compare; FromConfig reads kws.smooth_ms, by default 50 ms: 5 hops).
+  // tests compare; kws.smooth_ms binds it, by default 50 ms: 5 hops).
   int smooth_frames = 1;
-  // kws.max_hold_ms, kws.gap_ms and kws.smooth_ms; the keyword's own fields are keywords.h's.
-  static Result<KwsConfig> FromConfig(const config::Config& config);
+  // Explains the first impossible setting, with its unit. (kws.max_hold_ms, kws.gap_ms and
+  // kws.smooth_ms bind it: options/stage_options.h; the keyword's own fields are keywords.h's.)
+  Status Validate() const;
 };
 
 struct Wake {

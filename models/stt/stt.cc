@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "config/paths.h"
 #include "models/stt/command_decoder.h"
 #include "models/stt/command_fusion.h"
 #include "models/stt/jsgf_check.h"
@@ -11,12 +10,6 @@
 
 namespace earshot::stt {
 namespace {
-
-constexpr const char* kDebianModel = "/usr/share/pocketsphinx/model/en-us";
-
-std::string OrDefault(const std::string& value, const std::string& fallback) {
-  return value.empty() ? fallback : value;
-}
 
 std::vector<std::string> Sorted(std::vector<std::string> words) {
   std::sort(words.begin(), words.end());
@@ -106,38 +99,14 @@ std::vector<std::string> SplitWords(const std::string& words) {
   return out;
 }
 
-Result<SttConfig> SttConfig::FromConfig(const config::Config& config) {
-  SttConfig c;
-  c.acoustic_model =
-      OrDefault(config.String("stt.acoustic_model"), std::string(kDebianModel) + "/en-us");
-  c.language_model =
-      OrDefault(config.String("stt.language_model"), std::string(kDebianModel) + "/en-us.lm.bin");
-  c.dictionary =
-      OrDefault(config.String("stt.dictionary"), std::string(kDebianModel) + "/cmudict-en-us.dict");
-  c.grammar = config.String("stt.grammar");
-  c.words = config.String("stt.words");
-  c.profile = config.String("stt.profile");
-  c.front_end = config.String("stt.front_end");
-  c.command_model = config::ModelPath(config, "stt.command_model");
-  c.command_model_named = !config.String("stt.command_model").empty();
-  c.command_bonus = config.Float("stt.command_bonus");
-  c.command_word_cost = config.Float("stt.command_word_cost");
-  c.command_garbage_ms = static_cast<int>(config.Int("stt.command_garbage_ms"));
-  c.command_pause_ms = static_cast<int>(config.Int("stt.command_pause_ms"));
-  c.command_open_transcript = config.Bool("stt.command_open_transcript");
-  Result<std::vector<CommandSet>> sets = ReadCommandSets(config.StringList("stt.commands"));
-  if (!sets.ok()) return sets.error();
-  c.command_sets = std::move(sets).value();
-  Result<features::FrontEndConfig> features = features::FrontEndConfig::FromConfig(config);
-  if (!features.ok()) return features.error();
-  c.features = *features;
-  if (!c.grammar.empty() && !c.words.empty()) {
+Status SttConfig::Validate() const {
+  if (!grammar.empty() && !words.empty()) {
     return Error{"stt.grammar and stt.words are exclusive: set one"};
   }
-  if (!c.command_sets.empty() && (!c.grammar.empty() || !c.words.empty())) {
+  if (!command_sets.empty() && (!grammar.empty() || !words.empty())) {
     return Error{"stt.commands and stt.grammar or stt.words are exclusive: set one"};
   }
-  return c;
+  return OkStatus();
 }
 
 Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {

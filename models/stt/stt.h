@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "config/result.h"
 #include "features/front_end_config.h"
 #include "models/stt/command_grammar.h"
@@ -61,11 +60,15 @@ class SttModel {
   virtual std::unique_ptr<SttSession> NewSession() const = 0;
 };
 
-// Where the model files are and how hard to search, from the [stt] section.
+// The Debian package's English model (pocketsphinx-en-us), the default of the model files.
+inline constexpr const char* kDebianModel = "/usr/share/pocketsphinx/model/en-us";
+
+// Where the model files are and how hard to search (the [stt] section binds it:
+// options/stage_options.h).
 struct SttConfig {
-  std::string acoustic_model;  // directory (mdef, means, ...)
-  std::string language_model;  // ARPA or binary n-gram
-  std::string dictionary;
+  std::string acoustic_model = std::string(kDebianModel) + "/en-us";  // directory (mdef, ...)
+  std::string language_model = std::string(kDebianModel) + "/en-us.lm.bin";  // ARPA or binary
+  std::string dictionary = std::string(kDebianModel) + "/cmudict-en-us.dict";
   std::string grammar;  // JSGF file: decode with it instead of the language model
   std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
   // Command sets (stt.commands, or registered at run time): decoded as one grammar beside a loop
@@ -87,7 +90,8 @@ struct SttConfig {
   double command_bonus = 1.5;        // stt.command_bonus
   features::FrontEndConfig features;  // the front end the command classifier reads
 
-  static Result<SttConfig> FromConfig(const config::Config& config);
+  // The grammar, the words and the command sets exclude each other.
+  Status Validate() const;
 };
 
 // The sets of stt.commands: each file, and each directory's *.commands files in name order.

@@ -39,13 +39,21 @@ Result<std::shared_ptr<const VadModel>> VadModel::Load(const std::string& path,
       new VadModel(std::move(mlp).value(), std::move(context).value(), transform, bands));
 }
 
-Result<VadConfig> VadConfig::FromConfig(const config::Config& config) {
-  VadConfig c;
-  c.smooth_half_frames = static_cast<int>(config.Int("vad.smooth_ms") / 20);
-  c.threshold_q15 = static_cast<int32_t>(config.Float("vad.threshold") * 32767.0 + 0.5);
-  c.min_speech_frames = static_cast<int>(config.Int("vad.min_speech_ms") / 10);
-  c.hangover_frames = static_cast<int>(config.Int("vad.hangover_ms") / 10);
-  return c;
+Status VadConfig::Validate() const {
+  auto fail = [](const std::string& what) { return Status(Error{"vad: " + what}); };
+  if (smooth_half_frames < 0 || smooth_half_frames > 50) {
+    return fail("smoothing half-width must be in [0, 50] frames of 20 ms (0-1000 ms)");
+  }
+  if (threshold_q15 < 0 || threshold_q15 > 32767) {
+    return fail("threshold " + std::to_string(threshold_q15) + " / 32767 must be in [0, 1]");
+  }
+  if (min_speech_frames < 0 || min_speech_frames > 100) {
+    return fail("minimum speech must be in [0, 100] frames of 10 ms (0-1000 ms)");
+  }
+  if (hangover_frames < 0 || hangover_frames > 300) {
+    return fail("hangover must be in [0, 300] frames of 10 ms (0-3000 ms)");
+  }
+  return OkStatus();
 }
 
 VadSession::VadSession(std::shared_ptr<const VadModel> model, const VadConfig& config,

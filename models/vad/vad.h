@@ -15,7 +15,6 @@
 #include <string>
 #include <vector>
 
-#include "config/config.h"
 #include "config/result.h"
 #include "features/front_end_config.h"
 #include "models/context_stack.h"
@@ -63,7 +62,9 @@ struct VadConfig {
   int32_t threshold_q15 = 16384;  // score >= threshold is voice (0.5)
   int min_speech_frames = 5;      // a voice run shorter than this is not speech
   int hangover_frames = 10;       // speech continues this long after the last voice frame
-  static Result<VadConfig> FromConfig(const config::Config& config);
+  // Explains the first impossible setting, with its unit. (The options table's [vad] section
+  // binds it: options/stage_options.h.)
+  Status Validate() const;
 };
 
 struct VadFrame {

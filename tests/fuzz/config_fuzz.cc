@@ -10,6 +10,7 @@
 #include "features/front_end_config.h"
 #include "models/kws/keywords.h"
 #include "models/kws/kws.h"
+#include "options/stage_options.h"
 #include "statemachine/endpointer.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
@@ -19,7 +20,7 @@
 namespace {
 
 void RunFrontEnd(const earshot::config::Config& config) {
-  auto front_end_config = earshot::features::FrontEndConfig::FromConfig(config);
+  auto front_end_config = earshot::options::BindFrontEnd(config);
   if (!front_end_config.ok()) return;
   auto front_end = earshot::features::FrontEnd::Create(front_end_config.value());
   if (!front_end.ok()) return;
@@ -37,10 +38,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const earshot::fuzz::MemFile file(data, size);
   auto config = earshot::config::Config::FromFile(file.path());
   if (!config.ok()) return 0;
-  (void)earshot::vad::VadConfig::FromConfig(config.value());
-  (void)earshot::kws::KwsConfig::FromConfig(config.value());
-  (void)earshot::kws::KeywordSpecs(config.value());
-  (void)earshot::stt::SttConfig::FromConfig(config.value());
+  (void)earshot::options::BindVad(config.value());
+  (void)earshot::options::BindKws(config.value());
+  (void)earshot::options::BindKeywords(config.value());
+  (void)earshot::options::BindStt(config.value());
   (void)earshot::statemachine::EndpointConfig::FromConfig(config.value());
   (void)earshot::GovernorConfig::FromConfig(config.value());
   (void)config.value().ToToml();

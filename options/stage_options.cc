@@ -1,0 +1,95 @@
+#include "options/stage_options.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "config/paths.h"
+
+namespace earshot::options {
+namespace {
+
+int Int(const config::Config& config, const char* name) {
+  return static_cast<int>(config.Int(name));
+}
+
+// A path option's value, or the struct's default where it is empty.
+std::string OrDefault(const std::string& value, const std::string& fallback) {
+  return value.empty() ? fallback : value;
+}
+
+}  // namespace
+
+Result<features::FrontEndConfig> BindFrontEnd(const config::Config& config) {
+  features::FrontEndConfig c;
+  c.window_ms = Int(config, "features.window_ms");
+  c.fft_size = Int(config, "features.fft_size");
+  c.mel_bands = Int(config, "features.mel_bands");
+  c.mel_low_hz = Int(config, "features.mel_low_hz");
+  c.mel_high_hz = Int(config, "features.mel_high_hz");
+  c.mfcc_count = Int(config, "features.mfcc_count");
+  c.lifter = Int(config, "features.lifter");
+  c.mean_norm = config.String("features.mean_norm") == "running" ? features::MeanNorm::kRunning
+                                                                   : features::MeanNorm::kNone;
+  if (Status s = c.Validate(); !s.ok()) return s.error();
+  return c;
+}
+
+Result<vad::VadConfig> BindVad(const config::Config& config) {
+  vad::VadConfig c;
+  c.smooth_half_frames = Int(config, "vad.smooth_ms") / 20;
+  c.threshold_q15 = static_cast<int32_t>(config.Float("vad.threshold") * 32767.0 + 0.5);
+  c.min_speech_frames = Int(config, "vad.min_speech_ms") / 10;
+  c.hangover_frames = Int(config, "vad.hangover_ms") / 10;
+  if (Status s = c.Validate(); !s.ok()) return s.error();
+  return c;
+}
+
+Result<kws::KwsConfig> BindKws(const config::Config& config) {
+  kws::KwsConfig c;
+  c.max_hold_frames = Int(config, "kws.max_hold_ms") / 10;
+  c.gap_frames = Int(config, "kws.gap_ms") / 10;
+  c.smooth_frames = std::max(1, Int(config, "kws.smooth_ms") / 10);
+  if (Status s = c.Validate(); !s.ok()) return s.error();
+  return c;
+}
+
+Result<std::vector<kws::KeywordSpec>> BindKeywords(const config::Config& config) {
+  if (Status s = config.Check(); !s.ok()) return s.error();
+  kws::KeywordLists lists;
+  lists.models = config.StringList("kws.models");
+  lists.small_models = config.StringList("kws.small_models");
+  lists.names = config.StringList("kws.names");
+  lists.sensitivities = config.FloatList("kws.sensitivities");
+  lists.refractory_ms = config.IntList("kws.refractory_ms");
+  return kws::KeywordSpecs(lists);
+}
+
+Result<stt::SttConfig> BindStt(const config::Config& config) {
+  stt::SttConfig c;
+  c.acoustic_model = OrDefault(config.String("stt.acoustic_model"), c.acoustic_model);
+  c.language_model = OrDefault(config.String("stt.language_model"), c.language_model);
+  c.dictionary = OrDefault(config.String("stt.dictionary"), c.dictionary);
+  c.grammar = config.String("stt.grammar");
+  c.words = config.String("stt.words");
+  c.profile = config.String("stt.profile");
+  c.front_end = config.String("stt.front_end");
+  c.command_model = config::ModelPath(config, "stt.command_model");
+  c.command_model_named = !config.String("stt.command_model").empty();
+  c.command_bonus = config.Float("stt.command_bonus");
+  c.command_word_cost = config.Float("stt.command_word_cost");
+  c.command_garbage_ms = Int(config, "stt.command_garbage_ms");
+  c.command_pause_ms = Int(config, "stt.command_pause_ms");
+  c.command_open_transcript = config.Bool("stt.command_open_transcript");
+  Result<std::vector<stt::CommandSet>> sets =
+      stt::ReadCommandSets(config.StringList("stt.commands"));
+  if (!sets.ok()) return sets.error();
+  c.command_sets = std::move(sets).value();
+  Result<features::FrontEndConfig> front_end = BindFrontEnd(config);
+  if (!front_end.ok()) return front_end.error();
+  c.features = *front_end;
+  if (Status s = c.Validate(); !s.ok()) return s.error();
+  return c;
+}
+
+}  // namespace earshot::options

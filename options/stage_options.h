@@ -1,0 +1,37 @@
+// The options table bound to the stages' plain configs: the one place below the hosts (the
+// cascade, the daemon, the tools) that reads config::Config by name for the front end, the VAD,
+// the keyword spotter and speech-to-text. The stages themselves take their Config structs only, so
+// features/ and models/ never see the string-keyed table. Each binding checks the result with the
+// struct's Validate(); errors name the option or the unit.
+#pragma once
+
+#include <vector>
+
+#include "config/config.h"
+#include "config/result.h"
+#include "features/front_end_config.h"
+#include "models/kws/keywords.h"
+#include "models/kws/kws.h"
+#include "models/stt/stt.h"
+#include "models/vad/vad.h"
+
+namespace earshot::options {
+
+// [features]: the front end's window, FFT, mel bands, MFCCs and mean normalisation.
+Result<features::FrontEndConfig> BindFrontEnd(const config::Config& config);
+
+// [vad]: smoothing, threshold, minimum speech and hangover, from ms to 10 ms frames.
+Result<vad::VadConfig> BindVad(const config::Config& config);
+
+// [kws]: max_hold_ms, gap_ms and smooth_ms, in 10 ms frames (the keywords' own: BindKeywords).
+Result<kws::KwsConfig> BindKws(const config::Config& config);
+
+// [kws]: one spec per kws.models entry with the lists parallel to it (kws::KeywordSpecs). The
+// table is checked first (Config::Check), so the lists' lengths agree.
+Result<std::vector<kws::KeywordSpec>> BindKeywords(const config::Config& config);
+
+// [stt] and the front end the command classifier reads: the model files (the Debian package's
+// where unset), the grammar or words, the command sets (their files read here) and the search.
+Result<stt::SttConfig> BindStt(const config::Config& config);
+
+}  // namespace earshot::options
