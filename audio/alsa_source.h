@@ -19,7 +19,7 @@
 
 #include "audio/converter.h"
 #include "audio/format.h"
-#include "config/result.h"
+#include "base/result.h"
 
 typedef struct _snd_pcm snd_pcm_t;
 

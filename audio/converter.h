@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 
 struct soxr;
 

@@ -11,7 +11,7 @@
 #include "audio/converter.h"
 #include "audio/format.h"
 #include "audio/sound_file.h"
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::audio {
 

@@ -14,7 +14,7 @@
 
 #include "audio/converter.h"
 #include "audio/format.h"
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::audio {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/result.h"
+#include "base/result.h"
 
 struct sf_private_tag;
 

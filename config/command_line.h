@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::config {
 

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "config/option_value.h"
-#include "config/result.h"
 
 namespace earshot::config {
 

@@ -12,8 +12,8 @@
 #include <variant>
 #include <vector>
 
+#include "base/result.h"
 #include "config/options.h"
-#include "config/result.h"
 
 namespace earshot::config {
 

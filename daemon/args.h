@@ -1,7 +1,7 @@
 // earshotd's command line: the options of DESIGN.md, checked; usage errors name the argument.
 #pragma once
 
-#include "config/result.h"
+#include "base/result.h"
 #include "daemon/manager.h"
 
 namespace earshot::daemon {

@@ -13,8 +13,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "config/config.h"
-#include "config/result.h"
 #include "daemon/frame_queue.h"
 
 namespace earshot::daemon {

@@ -36,13 +36,13 @@
 #include <thread>
 #include <vector>
 
+#include "base/result.h"
 #include "config/config.h"
-#include "config/result.h"
-#include "models/stt/command_set.h"
 #include "daemon/frame_queue.h"
 #include "daemon/input.h"
 #include "daemon/request_audio.h"
 #include "daemon/worker.h"
+#include "models/stt/command_set.h"
 #include "statemachine/governor.h"
 #include "statemachine/json_sink.h"
 #include "statemachine/model_library.h"

@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/dc_preemphasis.h"
 #include "features/dct.h"
 #include "features/front_end_config.h"

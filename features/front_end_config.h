@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::features {
 

@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end_config.h"
 
 namespace earshot::features {

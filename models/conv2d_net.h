@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "models/model_file.h"
 
 namespace earshot::models {

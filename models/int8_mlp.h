@@ -21,7 +21,7 @@
 #include <span>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "models/model_file.h"
 
 namespace earshot::models {

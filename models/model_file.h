@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end_config.h"
 
 namespace earshot::models {

@@ -7,8 +7,8 @@
 
 #include <vector>
 
+#include "base/result.h"
 #include "config/config.h"
-#include "config/result.h"
 #include "features/front_end_config.h"
 #include "models/kws/keywords.h"
 #include "models/kws/kws.h"

@@ -28,8 +28,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "config/config.h"
-#include "config/result.h"
 #include "statemachine/event.h"
 #include "statemachine/sensors.h"
 

@@ -34,8 +34,8 @@
 
 #include "audio/format.h"
 #include "audio/ring_buffer.h"
+#include "base/result.h"
 #include "config/config.h"
-#include "config/result.h"
 #include "features/front_end.h"
 #include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <memory>
 
-#include "config/read_file.h"
+#include "base/read_file.h"
 
 namespace earshot {
 namespace {
@@ -100,7 +100,7 @@ Result<SensorTimeline> SensorTimeline::Parse(std::string_view text, std::string_
 Result<SensorTimeline> SensorTimeline::Load(const std::filesystem::path& path) {
   // A line per reading: a week of readings every second is some 12 MB.
   Result<std::string> text =
-      config::ReadWholeFile(path.string(), size_t{64} << 20, "a sensor timeline");
+      base::ReadWholeFile(path.string(), size_t{64} << 20, "a sensor timeline");
   if (!text.ok()) return text.error();
   return Parse(*text, path.string());
 }

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "statemachine/sensors.h"
 
 namespace earshot {

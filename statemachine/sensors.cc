@@ -9,7 +9,7 @@
 #include <charconv>
 #include <cstring>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot {
 namespace {

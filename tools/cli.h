@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "base/result.h"
 #include "config/command_line.h"
 #include "config/config.h"
-#include "config/result.h"
 
 namespace earshot::cli {
 

@@ -12,7 +12,7 @@
 #include <span>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "models/stt/stt.h"
 
 namespace earshot::wyoming {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "wyoming/event.h"
 
 namespace earshot::wyoming {

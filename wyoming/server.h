@@ -13,7 +13,7 @@
 #include <string>
 #include <thread>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "wyoming/event_reader.h"
 #include "wyoming/service.h"
 #include "wyoming/uri.h"

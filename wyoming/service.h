@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "base/result.h"
 #include "config/config.h"
-#include "config/result.h"
 #include "statemachine/pipeline.h"
 #include "wyoming/decoder_pool.h"
 

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "audio/pcm_stream.h"
-#include "config/result.h"
+#include "base/result.h"
 #include "statemachine/pipeline.h"
 #include "wyoming/event.h"
 #include "wyoming/service.h"

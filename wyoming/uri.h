@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::wyoming {
 

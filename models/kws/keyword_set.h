@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "models/kws/kws.h"
 
 namespace earshot::kws {

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
 

@@ -36,7 +36,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end_config.h"
 #include "features/noise_suppression.h"
 #include "models/context_stack.h"

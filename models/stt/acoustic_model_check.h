@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::stt {
 

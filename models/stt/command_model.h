@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end_config.h"
 #include "models/conv2d_net.h"
 

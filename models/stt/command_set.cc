@@ -4,7 +4,7 @@
 #include <cctype>
 #include <set>
 
-#include "config/read_file.h"
+#include "base/read_file.h"
 
 namespace earshot::stt {
 namespace {
@@ -291,7 +291,7 @@ Result<CommandSet> ParseCommandSet(const std::string& name, std::string_view tex
 }
 
 Result<CommandSet> ReadCommandSetFile(const std::string& path) {
-  Result<std::string> text = config::ReadWholeFile(path, kMaxCommandSetBytes, "a command set");
+  Result<std::string> text = base::ReadWholeFile(path, kMaxCommandSetBytes, "a command set");
   if (!text.ok()) return text.error();
   std::string name = path.substr(path.find_last_of('/') + 1);
   name = name.substr(0, name.find('.'));

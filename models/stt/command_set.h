@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::stt {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::stt {
 

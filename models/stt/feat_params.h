@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::stt {
 

@@ -5,7 +5,7 @@
 #include <functional>
 #include <string>
 
-#include "config/read_file.h"
+#include "base/read_file.h"
 
 namespace earshot::stt {
 namespace {
@@ -149,7 +149,7 @@ std::optional<std::vector<std::string>> Alternatives(std::string_view body) {
 }  // namespace
 
 Result<std::string> ReadGrammarFile(const std::string& path) {
-  return config::ReadWholeFile(path, size_t{16} << 20, "a grammar");
+  return base::ReadWholeFile(path, size_t{16} << 20, "a grammar");
 }
 
 Status CheckJsgfStatements(std::string_view text) {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "config/read_file.h"
+#include "base/read_file.h"
 #include "models/stt/acoustic_model_check.h"
 #include "models/stt/pocketsphinx_init.h"
 
@@ -37,7 +37,7 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
     const std::string& acoustic_model, const std::string& dictionary,
     const std::vector<std::string>& phones) {
   if (Status files = CheckAcousticModel(acoustic_model); !files.ok()) return files.error();
-  Result<uint64_t> size = config::RegularFileSize(dictionary, "a dictionary");
+  Result<uint64_t> size = base::RegularFileSize(dictionary, "a dictionary");
   if (!size.ok()) return size.error();
   // Every detection kept (the threshold is ours, after it); each candidate's audio normalised by
   // its own cepstral mean, as a short command is; pocketsphinx's silence removal off, as for the

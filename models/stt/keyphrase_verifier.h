@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "audio/ring_buffer.h"
-#include "config/result.h"
+#include "base/result.h"
 
 typedef struct ps_decoder_s ps_decoder_t;
 

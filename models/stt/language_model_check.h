@@ -15,7 +15,7 @@
 #include <span>
 #include <string>
 
-#include "config/result.h"
+#include "base/result.h"
 
 namespace earshot::stt {
 

@@ -13,15 +13,15 @@
 #include <cstring>
 #include <vector>
 
-#include "config/read_file.h"
+#include "base/read_file.h"
 #include "models/stt/acoustic_model_check.h"
+#include "models/stt/command_decoder.h"
 #include "models/stt/command_grammar.h"
 #include "models/stt/espeak_pronounce.h"
-#include "models/stt/command_decoder.h"
-#include "models/stt/language_model_check.h"
-#include "models/stt/pocketsphinx_init.h"
 #include "models/stt/feat_params.h"
 #include "models/stt/jsgf_check.h"
+#include "models/stt/language_model_check.h"
+#include "models/stt/pocketsphinx_init.h"
 
 namespace earshot::stt {
 namespace {
@@ -413,7 +413,7 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
   }
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
   // pocketsphinx takes an empty one, and hears nothing but its fillers.
-  Result<uint64_t> dictionary = config::RegularFileSize(c.dictionary, "a dictionary");
+  Result<uint64_t> dictionary = base::RegularFileSize(c.dictionary, "a dictionary");
   if (!dictionary.ok()) return dictionary.error();
   if (*dictionary == 0) return Error{c.dictionary + ": empty dictionary (0 bytes): no words"};
   if (use_lm && !Exists(c.language_model, false)) {

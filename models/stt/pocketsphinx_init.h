@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 
 typedef struct ps_decoder_s ps_decoder_t;
 

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end.h"
 
 namespace earshot::stt {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end_config.h"
 #include "models/stt/command_grammar.h"
 

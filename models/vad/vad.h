@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "config/result.h"
+#include "base/result.h"
 #include "features/front_end_config.h"
 #include "models/context_stack.h"
 #include "models/int8_mlp.h"

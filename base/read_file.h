@@ -8,13 +8,13 @@
 #include <cstdint>
 #include <string>
 
-#include "config/result.h"
+#include "base/result.h"
 
-namespace earshot::config {
+namespace earshot::base {
 
 // `what` names the file expected, in the errors ("a model file", "a config", "an audio file").
 Result<uint64_t> RegularFileSize(const std::string& path, const std::string& what);
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
                                   const std::string& what);
 
-}  // namespace earshot::config
+}  // namespace earshot::base
