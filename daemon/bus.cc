@@ -21,7 +21,8 @@ Manager& ManagerOf(void* userdata) { return *static_cast<Manager*>(userdata); }
 
 int GetState(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply, void* userdata,
              sd_bus_error*) {
-  return sd_bus_message_append(reply, "s", ManagerOf(userdata).state().c_str());
+  const std::string state(statemachine::StateName(ManagerOf(userdata).state()));
+  return sd_bus_message_append(reply, "s", state.c_str());
 }
 
 int GetProfile(sd_bus*, const char*, const char*, const char*, sd_bus_message* reply,

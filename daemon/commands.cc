@@ -46,7 +46,7 @@ int Manager::RegisterCommands(sd_bus_message* call, const std::string& name,
   entry->handle = kHandlePrefix + std::to_string(entry->id);
   entry->owner = sd_bus_message_get_sender(call) ? sd_bus_message_get_sender(call) : "";
   entry->set = std::move(set).value();
-  int r = sd_bus_track_new(bus_, &entry->track, OnCommandsOwnerGone, this);
+  int r = sd_bus_track_new(bus_.get(), &entry->track, OnCommandsOwnerGone, this);
   if (r >= 0) r = sd_bus_track_add_sender(entry->track, call);
   if (r < 0) {
     *why = std::string("cannot track the caller: ") + strerror(-r);
@@ -56,7 +56,7 @@ int Manager::RegisterCommands(sd_bus_message* call, const std::string& name,
   Log(LOG_INFO, "command set %s registered by %s: compiling", entry->set.name.c_str(),
       entry->owner.c_str());
   app_sets_.emplace(entry->id, std::move(entry));
-  StartNextLoad();
+  if (driver_->loading() == nullptr) Idle();  // else compiled once the loader is idle
   return 0;
 }
 
@@ -66,8 +66,8 @@ int Manager::UnregisterCommands(const std::string& sender, const std::string& ha
     if (it->second->owner != sender) return -EPERM;
     Log(LOG_INFO, "command set %s unregistered", it->second->set.name.c_str());
     app_sets_.erase(it);
-    StartLoad({library_, wanted_sizes_, false, true});
-    BusPropertyChanged(bus_, "CommandSets");
+    driver_->Load(statemachine::ModelLoad::Kind::kCommands);
+    BusPropertyChanged(bus_.get(), "CommandSets");
     return 0;
   }
   return -ENOENT;
@@ -83,15 +83,16 @@ int Manager::OnCommandsOwnerGone(sd_bus_track* track, void* userdata) {
     // sd-bus holds the track while its handler runs.
     sd_bus_track_unref(entry.track);
     entry.track = nullptr;
-    if (self->loading_.registering == entry.id && self->loader_.joinable()) {
+    const statemachine::ModelLoad* loading = self->driver_->loading();
+    if (loading != nullptr && loading->registering == entry.id) {
       entry.gone = true;  // compiled now: dropped when the load is done
       return 0;
     }
     const bool active = entry.call == nullptr;
     self->app_sets_.erase(it);
     if (active) {
-      self->StartLoad({self->library_, self->wanted_sizes_, false, true});
-      BusPropertyChanged(self->bus_, "CommandSets");
+      self->driver_->Load(statemachine::ModelLoad::Kind::kCommands);
+      BusPropertyChanged(self->bus_.get(), "CommandSets");
     }
     return 0;
   }
@@ -110,27 +111,28 @@ std::pair<std::vector<stt::CommandSet>, std::string> Manager::AppSetsFor(uint64_
   return {std::move(sets), std::move(key)};
 }
 
-// The loader is idle: a load waiting, else the oldest registration waiting to compile.
-void Manager::StartNextLoad() {
-  if (loader_.joinable()) return;
-  if (pending_load_) {
-    ModelLoad next = std::move(*pending_load_);
-    pending_load_.reset();
-    StartLoad(std::move(next));
-    return;
-  }
+// The loader is idle and no load waits: the oldest registration waiting to compile.
+void Manager::Idle() {
   for (const auto& [id, entry] : app_sets_) {
     if (!entry->call) continue;
-    ModelLoad load{library_, wanted_sizes_, false, true};
-    load.registering = id;
-    StartLoad(std::move(load));
+    driver_->Load(statemachine::ModelLoad::Kind::kCommands, id);
     return;
   }
 }
 
+// Each load compiles the registered sets, and the one being registered by it: a library with
+// them all (one the load was given already, when they are the same).
+void Manager::Prepare(statemachine::ModelLoad& load) {
+  auto [sets, key] = AppSetsFor(load.registering);
+  if (load.library->command_sets_key() != key) {
+    load.library = load.library->WithCommandSets(std::move(sets), std::move(key));
+  }
+}
+
 // A registration's load is done: the handle, or the error (its models are not used).
-bool Manager::FinishRegistration(const Result<statemachine::PipelineModels>& models) {
-  auto it = app_sets_.find(loading_.registering);
+bool Manager::FinishRegistration(const Result<statemachine::PipelineModels>& models,
+                                 uint64_t registering) {
+  auto it = app_sets_.find(registering);
   if (it == app_sets_.end()) return models.ok();
   AppCommandSet& entry = *it->second;
   sd_bus_message* call = entry.call;
@@ -151,9 +153,9 @@ bool Manager::FinishRegistration(const Result<statemachine::PipelineModels>& mod
   sd_bus_message_unref(call);
   if (entry.gone) {
     app_sets_.erase(it);
-    if (!pending_load_) pending_load_.emplace(ModelLoad{library_, wanted_sizes_, false, true});
+    driver_->Load(statemachine::ModelLoad::Kind::kCommands);  // after this one, without it
   } else {
-    BusPropertyChanged(bus_, "CommandSets");
+    BusPropertyChanged(bus_.get(), "CommandSets");
   }
   return true;
 }

@@ -25,11 +25,13 @@ Error Errno(const std::string& what, int negative_errno) {
   return Error{what + ": " + std::strerror(-negative_errno)};
 }
 
-const char* StateInWords(const std::string& state) {
-  if (state == "idle") return "idle: listening for speech";
-  if (state == "voice") return "voice: listening for the wake word";
-  if (state == "command") return "command: transcribing a request";
-  if (state == "muted") return "muted: not listening";
+const char* StateInWords(statemachine::State state) {
+  switch (state) {
+    case statemachine::State::kIdle: return "idle: listening for speech";
+    case statemachine::State::kVoice: return "voice: listening for the wake word";
+    case statemachine::State::kCommand: return "command: transcribing a request";
+    case statemachine::State::kMuted: return "muted: not listening";
+  }
   return "starting";
 }
 
@@ -82,12 +84,13 @@ Manager::Manager(DaemonOptions options)
 Manager::~Manager() {
   input_.reset();
   worker_.reset();  // closes the queue, joins the thread
-  if (loader_.joinable()) loader_.join();
+  driver_.reset();
+  loader_.reset();   // joins a load in progress
   sensors_.reset();  // no sample is signalled after this
   sources_.clear();
   app_sets_.clear();  // their tracks and calls hold the bus
-  if (bus_) sd_bus_flush_close_unref(bus_);
-  if (event_) sd_event_unref(event_);
+  bus_.reset();
+  event_.reset();
   if (worker_fd_ >= 0) close(worker_fd_);
   if (reload_fd_ >= 0) close(reload_fd_);
   if (sensors_fd_ >= 0) close(sensors_fd_);
@@ -171,8 +174,10 @@ Status Manager::OpenEventsOutput() {
 }
 
 Status Manager::SetUpEvents() {
-  int r = sd_event_default(&event_);
+  sd_event* event = nullptr;
+  int r = sd_event_default(&event);
   if (r < 0) return Errno("cannot create the event loop", r);
+  event_.reset(event);
   sigset_t mask;
   sigemptyset(&mask);
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) sigaddset(&mask, sig);
@@ -181,7 +186,7 @@ Status Manager::SetUpEvents() {
   if (pthread_sigmask(SIG_BLOCK, &mask, nullptr) != 0) return Error{"cannot block signals"};
   for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
     sd_event_source* s = nullptr;
-    r = sd_event_add_signal(event_, &s, sig, OnSignal, this);
+    r = sd_event_add_signal(event_.get(), &s, sig, OnSignal, this);
     if (r < 0) return Errno("cannot watch signal " + std::to_string(sig), r);
     sources_.emplace_back(s);
   }
@@ -192,13 +197,13 @@ Status Manager::SetUpEvents() {
     return Error{"eventfd: " + std::string(strerror(errno))};
   }
   sd_event_source* s = nullptr;
-  r = sd_event_add_io(event_, &s, worker_fd_, EPOLLIN, OnWorker, this);
+  r = sd_event_add_io(event_.get(), &s, worker_fd_, EPOLLIN, OnWorker, this);
   if (r < 0) return Errno("cannot watch the pipeline thread", r);
   sources_.emplace_back(s);
-  r = sd_event_add_io(event_, &s, reload_fd_, EPOLLIN, OnReload, this);
+  r = sd_event_add_io(event_.get(), &s, reload_fd_, EPOLLIN, OnReload, this);
   if (r < 0) return Errno("cannot watch the model loader", r);
   sources_.emplace_back(s);
-  r = sd_event_add_io(event_, &s, sensors_fd_, EPOLLIN, OnSensors, this);
+  r = sd_event_add_io(event_.get(), &s, sensors_fd_, EPOLLIN, OnSensors, this);
   if (r < 0) return Errno("cannot watch the sensor poller", r);
   sources_.emplace_back(s);
   return OkStatus();
@@ -206,12 +211,14 @@ Status Manager::SetUpEvents() {
 
 Status Manager::SetUpBus() {
   if (options_.bus == "none") return OkStatus();
-  int r = BusOpen(options_.bus, &bus_);
+  sd_bus* bus = nullptr;
+  int r = BusOpen(options_.bus, &bus);
   if (r < 0) return Errno("cannot connect to the " + options_.bus + " bus", r);
-  r = BusRegister(this, bus_);
+  bus_.reset(bus);
+  r = BusRegister(this, bus);
   if (r < 0)
     return Errno(std::string("cannot publish ") + kBusName + " on the " + options_.bus + " bus", r);
-  r = sd_bus_attach_event(bus_, event_, SD_EVENT_PRIORITY_NORMAL);
+  r = sd_bus_attach_event(bus, event_.get(), SD_EVENT_PRIORITY_NORMAL);
   if (r < 0) return Errno("cannot attach the bus to the loop", r);
   return OkStatus();
 }
@@ -229,9 +236,9 @@ Status Manager::StartInput() {
     Shutdown(failed ? "input failed" : "end of input", false);
   };
   hooks.on_change = [this] {
-    if (bus_) BusPropertyChanged(bus_, "Xruns");
+    if (bus_) BusPropertyChanged(bus_.get(), "Xruns");
   };
-  auto input = MakeInput(options_.input, config_, event_, std::move(hooks));
+  auto input = MakeInput(options_.input, config_, event_.get(), std::move(hooks));
   if (!input.ok()) return input.error();
   input_ = std::move(input).value();
   return input_->Start();
@@ -243,11 +250,11 @@ int Manager::Run() {
   if (config_.Bool("daemon.watchdog")) {
     // From now on the loop sends WATCHDOG=1 at half the interval systemd asks for
     // (WATCHDOG_USEC); a loop that stops turning stops the pings.
-    int r = sd_event_set_watchdog(event_, true);
+    int r = sd_event_set_watchdog(event_.get(), true);
     if (r < 0) Log(LOG_WARNING, "cannot set up the watchdog: %s", strerror(-r));
   }
   Log(LOG_INFO, "ready: input %s, bus %s", input_->description().c_str(), options_.bus.c_str());
-  int r = sd_event_loop(event_);
+  int r = sd_event_loop(event_.get());
   if (r < 0) {
     Log(LOG_ERR, "event loop failed: %s", strerror(-r));
     return 1;
@@ -297,7 +304,7 @@ void Manager::OnWorkerNotified() {
     // The worker pushed its last events before it said so: take those that came since.
     for (const Outgoing& o : worker_->TakeEvents()) Publish(o.event, o.monotonic_usec);
     Log(LOG_INFO, "pipeline finished; exiting");
-    sd_event_exit(event_, input_failed_ ? 1 : 0);
+    sd_event_exit(event_.get(), input_failed_ ? 1 : 0);
   }
 }
 
@@ -305,13 +312,13 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
   last_event_t_ = std::max(last_event_t_, std::visit([](const auto& e) { return e.t; }, event));
   if (json_) json_->Emit(event);
   if (const auto* state = std::get_if<StateEvent>(&event)) {
-    state_ = state->state;
+    state_ = statemachine::StateFromName(state->state).value_or(state_);
     start_pending_ = false;
     NotifyStatus();
-    if (bus_) BusPropertyChanged(bus_, "State");
+    if (bus_) BusPropertyChanged(bus_.get(), "State");
   }
   LogToJournal(event);
-  if (bus_) BusEmitEvent(bus_, event, monotonic_usec);
+  if (bus_) BusEmitEvent(bus_.get(), event, monotonic_usec);
 }
 
 void Manager::NotifyStatus() { sd_notifyf(0, "STATUS=%s", StateInWords(state_)); }
@@ -328,14 +335,14 @@ void Manager::Mute() {
   if (muted_) return;
   muted_ = true;
   queue_->Send(Command::Kind::kMute);
-  if (bus_) BusPropertyChanged(bus_, "Muted");
+  if (bus_) BusPropertyChanged(bus_.get(), "Muted");
 }
 
 void Manager::Unmute() {
   if (!muted_) return;
   muted_ = false;
   queue_->Send(Command::Kind::kUnmute);
-  if (bus_) BusPropertyChanged(bus_, "Muted");
+  if (bus_) BusPropertyChanged(bus_.get(), "Muted");
 }
 
 int Manager::StartRequest(uint64_t* id) {
@@ -350,7 +357,7 @@ int Manager::StartRequest(uint64_t* id) {
 }
 
 int Manager::CancelRequest() {
-  if (state_ != "command" && !start_pending_) return -ENOENT;
+  if (state_ != statemachine::State::kCommand && !start_pending_) return -ENOENT;
   queue_->Send(Command::Kind::kCancelRequest);
   return 0;
 }

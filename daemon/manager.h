@@ -1,18 +1,19 @@
 // Manager: earshotd's one owner (after systemd's timesyncd): the sd-event loop, the sd-bus
 // connection (bus.cc holds its vtable), every event source (signals, watchdog, the input, the
-// worker's notifications, the reload loader), the frame queue and the pipeline's worker thread.
+// worker's notifications, the model loader), the frame queue, the pipeline's worker thread and
+// the governor's driver (statemachine/governor_driver.h), whose host it is.
 //
 // Threads: everything here runs on the loop's thread except the pipeline (worker.h), a model
 // reload in progress (a loader thread that only loads files) and the sensor reads
 // (statemachine/sensor_poller.h). They talk through the FrameQueue (audio and commands, in
 // capture order) and eventfds watched by the loop.
 //
-// Profiles (profiles.cc): the governor (statemachine/governor.h) reads sysfs every governor.poll_ms
-// from a timer, on the sensor poller's thread (a sensor that does not answer never holds the loop;
-// only the first reading, before READY=1, is waited for: a second at most per stuck attribute);
-// its decisions and D-Bus SetProfile go through ApplyDecision(), the one place a profile takes
-// effect: the `profile` event, the property, and the profile's models, loaded on
-// the loader thread (as a reload's are) and swapped by the pipeline at its next idle moment.
+// Profiles (profiles.cc): the governor reads sysfs every governor.poll_ms from a timer, on the
+// sensor poller's thread (a sensor that does not answer never holds the loop; only the first
+// reading, before READY=1, is waited for: a second at most per stuck attribute); its samples and
+// D-Bus SetProfile go to the driver, where a profile takes effect: the `profile` event, the
+// property (Decided), and the profile's models, loaded on the loader thread (as a reload's are)
+// and swapped by the pipeline at its next idle moment.
 //
 // Command sets (commands.cc): apps register sets over D-Bus; each is compiled with every other set
 // by a load on the loader thread (the speech-to-text model with them all), the caller answered
@@ -33,7 +34,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "base/result.h"
@@ -43,7 +43,9 @@
 #include "daemon/request_audio.h"
 #include "daemon/worker.h"
 #include "models/stt/command_set.h"
+#include "statemachine/cascade.h"
 #include "statemachine/governor.h"
+#include "statemachine/governor_driver.h"
 #include "statemachine/json_sink.h"
 #include "statemachine/model_library.h"
 #include "statemachine/sensor_poller.h"
@@ -85,7 +87,17 @@ struct DaemonStats {
   uint64_t request_audio_dropped = 0;  // frames a full pipe did not take
 };
 
-class Manager {
+// The loop and the bus connection, owned.
+struct EventLoopDeleter {
+  void operator()(sd_event* event) const { sd_event_unref(event); }
+};
+struct BusDeleter {
+  void operator()(sd_bus* bus) const { sd_bus_flush_close_unref(bus); }
+};
+using EventLoopPtr = std::unique_ptr<sd_event, EventLoopDeleter>;
+using BusPtr = std::unique_ptr<sd_bus, BusDeleter>;
+
+class Manager : private statemachine::GovernorHost {
  public:
   // Loads the config and the models, opens the input and the bus; errors name the cause.
   static Result<std::unique_ptr<Manager>> Create(const DaemonOptions& options);
@@ -97,11 +109,11 @@ class Manager {
   int Run();
 
   // The D-Bus surface (bus.cc). Negative errno on failure.
-  const std::string& state() const { return state_; }
+  statemachine::State state() const { return state_; }
   bool muted() const { return muted_; }
   const std::string& profile() const { return profile_name_; }
-  int battery_percent() const { return governor_->known().battery_percent.value_or(-1); }
-  int temperature_millicelsius() const { return governor_->known().temp_milli_c.value_or(-1); }
+  int battery_percent() const { return known().battery_percent.value_or(-1); }
+  int temperature_millicelsius() const { return known().temp_milli_c.value_or(-1); }
   uint64_t xruns() const { return input_ ? input_->xruns() : xruns_at_stop_; }
   void Mute();
   void Unmute();
@@ -118,7 +130,7 @@ class Manager {
   // caller's to close. Negative errno.
   int OpenRequestAudio(int* fd) { return request_audio_.Open(fd); }
   DaemonStats stats() const;
-  sd_bus* bus() const { return bus_; }
+  sd_bus* bus() const { return bus_.get(); }
   // Command sets (commands.cc). RegisterCommands answers `call` itself once the set is compiled
   // (0), or fails at once with the reason in `why`: -EINVAL (does not parse), -EEXIST (a set of
   // that name is registered).
@@ -137,13 +149,6 @@ class Manager {
   Status OpenEventsOutput();
   Status StartInput();
   // profiles.cc
-  struct ModelLoad {
-    std::shared_ptr<statemachine::ModelLibrary> library;
-    ProfileModels sizes;
-    bool reload = false;    // a Reload()'s (its errors are the reload's), else the governor's
-    bool commands = false;  // for the registered command sets (errors: stage "commands")
-    uint64_t registering = 0;  // the registration it compiles (errors go to its caller), or 0
-  };
   // A command set an app registered; `call` is its RegisterCommands call until answered.
   struct AppCommandSet {
     uint64_t id = 0;
@@ -160,17 +165,24 @@ class Manager {
   };
   static int OnCommandsOwnerGone(sd_bus_track* track, void* userdata);
   std::pair<std::vector<stt::CommandSet>, std::string> AppSetsFor(uint64_t registering);
-  void StartNextLoad();
-  bool FinishRegistration(const Result<statemachine::PipelineModels>& models);
+  bool FinishRegistration(const Result<statemachine::PipelineModels>& models,
+                          uint64_t registering);
   static Result<std::shared_ptr<statemachine::ModelLibrary>> MakeLibrary(
       const config::Config& config);
   Result<statemachine::PipelineModels> SetUpGovernor();
   Status StartPolling();
   void ApplySample(const SensorSample& sample);
-  void ApplyDecision(const Decision& decision);
-  void StartLoad(ModelLoad load);
-  void OnLoadDone();
+  const SensorReadings& known() const { return driver_->governor().known(); }
   void SetKeywords(const statemachine::PipelineModels& models);
+  // The driver's host (statemachine::GovernorHost): its events published, its decisions logged
+  // and announced, its loads given the registered command sets, their models sent to the
+  // pipeline; when the loader is idle, the oldest registration waiting is compiled.
+  void Emit(const Event& event) override { Publish(event, MonotonicUsec()); }
+  void Decided(const Decision& decision) override;
+  void Prepare(statemachine::ModelLoad& load) override;
+  void Loaded(Result<statemachine::PipelineModels> models,
+              const statemachine::ModelLoad& load) override;
+  void Idle() override;
   static int OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata);
   void Publish(const Event& event, uint64_t monotonic_usec);
   void OnWorkerNotified();
@@ -179,7 +191,7 @@ class Manager {
   // The time of an event of the manager's own (profile, error): the pipeline's events sent so far
   // are published first, and it is at or after them and before any the pipeline sends later, so
   // `t` never decreases.
-  double EventTime();
+  double EventTime() override;
 
   static int OnSignal(sd_event_source* s, const struct signalfd_siginfo* si, void* userdata);
   static int OnWorker(sd_event_source* s, int fd, uint32_t revents, void* userdata);
@@ -188,8 +200,8 @@ class Manager {
 
   DaemonOptions options_;
   config::Config config_;
-  sd_event* event_ = nullptr;
-  sd_bus* bus_ = nullptr;
+  EventLoopPtr event_;
+  BusPtr bus_;
   std::unique_ptr<FrameQueue> queue_;
   RequestAudioPipes request_audio_;  // written by the worker: outlives it
   int worker_fd_ = -1;  // eventfd: the worker has something for the loop
@@ -201,15 +213,9 @@ class Manager {
   std::FILE* events_file_ = nullptr;
   std::optional<JsonLinesSink> json_;
 
-  std::optional<Governor> governor_;
   std::unique_ptr<SensorPoller> sensors_;
-  std::shared_ptr<statemachine::ModelLibrary> library_;  // the models in use come from it
-  ProfileModels active_sizes_;  // of the models the pipeline has (or gets at its next idle)
-  ProfileModels wanted_sizes_;  // of the decision in force: active, or being loaded
-  std::thread loader_;
-  ModelLoad loading_;                      // what loader_ loads
-  std::optional<ModelLoad> pending_load_;  // the next load, once loader_ is done
-  std::optional<Result<statemachine::PipelineModels>> loaded_;  // written by the loader thread
+  std::unique_ptr<statemachine::ModelLoader> loader_;  // on a thread; signals reload_fd_
+  std::optional<statemachine::GovernorDriver> driver_;
   // The keywords of the models last handed to the pipeline, and their sensitivities.
   std::shared_ptr<const kws::KeywordSet> keywords_;
   std::vector<double> sensitivities_;
@@ -217,7 +223,7 @@ class Manager {
   uint64_t last_app_set_id_ = 0;
 
   double last_event_t_ = 0;  // of the newest event published
-  std::string state_ = "idle";
+  statemachine::State state_ = statemachine::State::kIdle;
   std::string profile_name_;  // of the decision in force
   bool muted_ = false;
   bool start_pending_ = false;  // a StartRequest sent, its state event not yet here

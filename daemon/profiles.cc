@@ -1,11 +1,13 @@
-// The Manager's profiles (manager.h): the governor polled from an sd-event timer, D-Bus
-// SetProfile, and model loads for a profile or a reload on the loader thread, swapped in by the
+// The Manager's profiles (manager.h): the governor's driver fed from an sd-event timer and D-Bus
+// SetProfile, its model loads (a profile's, a reload's) on the loader thread, swapped in by the
 // pipeline at its next idle moment; the keywords of those models and their sensitivities.
 #include <malloc.h>
 #include <time.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
+#include <thread>
 
 #include "daemon/bus.h"
 #include "daemon/log.h"
@@ -24,6 +26,41 @@ int64_t MonotonicMs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+// Loads on a thread of its own, one load at a time, and signals `done_fd` (an eventfd the loop
+// watches) when it is done. The thread writes the result before `done_` and its signal, and is
+// joined before the result is read.
+class ThreadLoader : public statemachine::ModelLoader {
+ public:
+  explicit ThreadLoader(int done_fd) : done_fd_(done_fd) {}
+  ~ThreadLoader() override {
+    if (thread_.joinable()) thread_.join();
+  }
+  void Start(std::shared_ptr<statemachine::ModelLibrary> library, ProfileModels sizes) override {
+    done_.store(false);
+    thread_ = std::thread([this, library = std::move(library), sizes] {
+      // Models freed since the last load (swapped out at an idle moment) go back to the system
+      // before more are loaded: malloc keeps freed memory otherwise, in this thread's arena too.
+      malloc_trim(0);
+      result_.emplace(library->For(sizes));
+      done_.store(true, std::memory_order_release);
+      SignalWakeup(done_fd_);
+    });
+  }
+  std::optional<Result<statemachine::PipelineModels>> Take() override {
+    if (!thread_.joinable() || !done_.load(std::memory_order_acquire)) return std::nullopt;
+    thread_.join();
+    std::optional<Result<statemachine::PipelineModels>> out = std::move(result_);
+    result_.reset();
+    return out;
+  }
+
+ private:
+  int done_fd_;
+  std::thread thread_;
+  std::atomic<bool> done_{false};
+  std::optional<Result<statemachine::PipelineModels>> result_;
+};
+
 }  // namespace
 
 Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
@@ -37,21 +74,24 @@ Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
 Result<statemachine::PipelineModels> Manager::SetUpGovernor() {
   auto gov_config = GovernorConfig::FromConfig(config_);
   if (!gov_config.ok()) return gov_config.error();
-  governor_.emplace(*gov_config);
   sensors_ = std::make_unique<SensorPoller>(gov_config->sysfs_root,
                                             [fd = sensors_fd_] { SignalWakeup(fd); });
   auto library = MakeLibrary(config_);
   if (!library.ok()) return library.error();
-  library_ = std::move(library).value();
-  active_sizes_ = gov_config->Models(gov_config->manual.value_or(Profile::kPerformance));
-  wanted_sizes_ = active_sizes_;
-  return library_->For(active_sizes_);
+  const ProfileModels sizes =
+      gov_config->Models(gov_config->manual.value_or(Profile::kPerformance));
+  Result<statemachine::PipelineModels> models = (*library)->For(sizes);
+  loader_ = std::make_unique<ThreadLoader>(reload_fd_);
+  statemachine::GovernorHost* host = this;  // a private base: converted here, in a member
+  driver_.emplace(*gov_config, std::move(library).value(), sizes, host, loader_.get());
+  return models;
 }
 
 Status Manager::StartPolling() {
   sd_event_source* s = nullptr;
-  const uint64_t poll_usec = static_cast<uint64_t>(governor_->config().poll_ms) * 1000;
-  int r = sd_event_add_time_relative(event_, &s, CLOCK_MONOTONIC, poll_usec, 0, OnPollTimer, this);
+  const uint64_t poll_usec = static_cast<uint64_t>(driver_->governor().config().poll_ms) * 1000;
+  int r = sd_event_add_time_relative(event_.get(), &s, CLOCK_MONOTONIC, poll_usec, 0, OnPollTimer,
+                                     this);
   if (r < 0) return Error{"cannot start the governor's timer: " + std::string(strerror(-r))};
   sources_.emplace_back(s);  // one-shot, re-armed by OnPollTimer
   // The first decision announces the profile: on readings, waited for (start-up only).
@@ -65,8 +105,8 @@ int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
   auto* self = static_cast<Manager*>(userdata);
   self->sensors_->Start();
   if (std::optional<SensorSample> sample = self->sensors_->Take()) self->ApplySample(*sample);
-  sd_event_source_set_time(s,
-                           usec + static_cast<uint64_t>(self->governor_->config().poll_ms) * 1000);
+  const auto poll_ms = static_cast<uint64_t>(self->driver_->governor().config().poll_ms);
+  sd_event_source_set_time(s, usec + poll_ms * 1000);
   sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
   return 0;
 }
@@ -79,68 +119,35 @@ int Manager::OnSensors(sd_event_source*, int fd, uint32_t, void* userdata) {
 }
 
 void Manager::ApplySample(const SensorSample& sample) {
-  for (const std::string& warning : sample.warnings) {
-    Publish(ErrorEvent{EventTime(), "governor", warning}, MonotonicUsec());
+  const SensorReadings before = known();
+  driver_->ApplySample(sample, MonotonicMs());
+  if (bus_ && known().battery_percent != before.battery_percent) {
+    BusPropertyChanged(bus_.get(), "BatteryPercent");
   }
-  const SensorReadings before = governor_->known();
-  ApplyDecision(governor_->Update(sample.readings, MonotonicMs()));
-  if (bus_ && governor_->known().battery_percent != before.battery_percent) {
-    BusPropertyChanged(bus_, "BatteryPercent");
-  }
-  if (bus_ && governor_->known().temp_milli_c != before.temp_milli_c) {
-    BusPropertyChanged(bus_, "TemperatureMilliCelsius");
+  if (bus_ && known().temp_milli_c != before.temp_milli_c) {
+    BusPropertyChanged(bus_.get(), "TemperatureMilliCelsius");
   }
 }
 
 int Manager::SetProfile(const std::string& requested) {
   Result<std::optional<Profile>> parsed = ParseProfileSetting(requested);
   if (!parsed.ok()) return -EINVAL;
-  ApplyDecision(governor_->SetOverride(*parsed, MonotonicMs()));
+  driver_->SetProfile(*parsed, MonotonicMs());
   return 0;
 }
 
-// The one place a profile takes effect: the event, the property, and the profile's models.
-void Manager::ApplyDecision(const Decision& decision) {
-  if (!decision.changed) return;
+// After the driver's profile event: the log and the property.
+void Manager::Decided(const Decision& decision) {
   profile_name_ = std::string(ProfileName(decision.profile));
-  Log(LOG_INFO, "profile %s (%s)", std::string(ProfileName(decision.profile)).c_str(),
-      decision.reason.c_str());
-  Publish(MakeProfileEvent(decision, EventTime()), MonotonicUsec());
-  if (bus_) BusPropertyChanged(bus_, "Profile");
-  const ProfileModels sizes = governor_->config().Models(decision.profile);
-  if (sizes == wanted_sizes_) return;  // in use, or being loaded
-  wanted_sizes_ = sizes;
-  StartLoad({library_, sizes, false});
-}
-
-// Loads on the loader thread (one load at a time: a later one waits for the current one and
-// replaces any other waiting).
-void Manager::StartLoad(ModelLoad load) {
-  if (loader_.joinable()) {
-    // A load for the command sets alone adds nothing to one waiting: each load compiles the sets
-    // registered when it starts.
-    if (!load.commands || !pending_load_) pending_load_ = std::move(load);
-    return;
-  }
-  auto [sets, key] = AppSetsFor(load.registering);
-  if (load.library->command_sets_key() != key) {
-    load.library = load.library->WithCommandSets(std::move(sets), std::move(key));
-  }
-  loading_ = std::move(load);
-  loader_ = std::thread([this, library = loading_.library, sizes = loading_.sizes] {
-    // Models freed since the last load (swapped out at an idle moment) go back to the system
-    // before more are loaded: malloc keeps freed memory otherwise, in this thread's arena too.
-    malloc_trim(0);
-    loaded_.emplace(library->For(sizes));
-    SignalWakeup(reload_fd_);
-  });
+  Log(LOG_INFO, "profile %s (%s)", profile_name_.c_str(), decision.reason.c_str());
+  if (bus_) BusPropertyChanged(bus_.get(), "Profile");
 }
 
 void Manager::SetKeywords(const statemachine::PipelineModels& models) {
   keywords_ = models.kws;
   sensitivities_ = models.sensitivities;
   if (keywords_) sensitivities_.resize(keywords_->keywords().size(), kws::kDefaultSensitivity);
-  if (bus_) BusPropertyChanged(bus_, "Keywords");
+  if (bus_) BusPropertyChanged(bus_.get(), "Keywords");
 }
 
 std::vector<KeywordState> Manager::keywords() const {
@@ -167,7 +174,7 @@ int Manager::SetSensitivity(const std::string& keyword, double sensitivity) {
   command.keyword = keyword;
   command.sensitivity = sensitivity;
   queue_->Send(std::move(command));
-  if (bus_) BusPropertyChanged(bus_, "Keywords");
+  if (bus_) BusPropertyChanged(bus_.get(), "Keywords");
   return 0;
 }
 
@@ -181,41 +188,37 @@ int Manager::Reload() {
   }
   // The same configuration and model files: the loaded models again (For() loads nothing), so
   // a reload costs no memory. Compared only while no load runs, which would write the library.
-  const bool same = !loader_.joinable() && library_->Serves(*cfg);
+  const bool same = driver_->loading() == nullptr && driver_->library()->Serves(*cfg);
   if (same) Log(LOG_INFO, "reload: configuration and model files unchanged; keeping the models");
   // Off the loop and the audio path; after a load in progress, if any.
-  StartLoad({same ? library_ : std::move(library).value(), wanted_sizes_, true});
+  driver_->Load(statemachine::ModelLoad::Kind::kReload, 0,
+                same ? nullptr : std::move(library).value());
   return 0;
 }
 
 int Manager::OnReload(sd_event_source*, int fd, uint32_t, void* userdata) {
   DrainWakeup(fd);
-  static_cast<Manager*>(userdata)->OnLoadDone();
+  static_cast<Manager*>(userdata)->driver_->Poll();
   return 0;
 }
 
-// The loader thread has written loaded_ before its eventfd write, and is joined here before
-// loaded_ is read.
-void Manager::OnLoadDone() {
-  if (!loader_.joinable()) return;
-  loader_.join();
-  Result<statemachine::PipelineModels> models = std::move(*loaded_);
-  loaded_.reset();
-  const char* stage = loading_.reload ? "reload" : loading_.commands ? "commands" : "governor";
+// A load is done (the driver holds its library and sizes now, if it succeeded).
+void Manager::Loaded(Result<statemachine::PipelineModels> models,
+                     const statemachine::ModelLoad& load) {
+  using Kind = statemachine::ModelLoad::Kind;
+  const bool reload = load.kind == Kind::kReload;
+  const char* stage = reload ? "reload" : load.kind == Kind::kCommands ? "commands" : "governor";
   // A registration's error is its caller's, not an event.
-  if (loading_.registering != 0) (void)FinishRegistration(models);
+  if (load.registering != 0) (void)FinishRegistration(models, load.registering);
   if (!models.ok()) {
     const std::string message = models.error().message + " (keeping the current models)";
-    if (loading_.registering == 0) {
+    if (load.registering == 0) {
       Publish(ErrorEvent{EventTime(), stage, message}, MonotonicUsec());
     }
-    if (!pending_load_) wanted_sizes_ = active_sizes_;
   } else {
-    library_ = loading_.library;
-    active_sizes_ = loading_.sizes;
     Log(LOG_INFO, "models %s; they take over at the next idle moment",
-        loading_.reload ? "reloaded" : "loaded");
-    if (!loading_.reload && models->kws && keywords_) {
+        reload ? "reloaded" : "loaded");
+    if (!reload && models->kws && keywords_) {
       // Another profile's models: a sensitivity set over D-Bus stays with its keyword.
       for (size_t k = 0; k < models->kws->keywords().size(); ++k) {
         const auto kept = keywords_->Find(models->kws->keywords()[k].name);
@@ -225,7 +228,6 @@ void Manager::OnLoadDone() {
     SetKeywords(*models);
     queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
   }
-  StartNextLoad();
 }
 
 }  // namespace earshot::daemon

@@ -31,4 +31,11 @@ std::string_view StateName(State state) {
   return "unknown";
 }
 
+std::optional<State> StateFromName(std::string_view name) {
+  for (State state : {State::kIdle, State::kVoice, State::kCommand, State::kMuted}) {
+    if (StateName(state) == name) return state;
+  }
+  return std::nullopt;
+}
+
 }  // namespace earshot::statemachine

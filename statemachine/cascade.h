@@ -10,6 +10,7 @@
 // Every other (state, input) pair leaves the state as it is.
 #pragma once
 
+#include <optional>
 #include <string_view>
 
 namespace earshot::statemachine {
@@ -23,5 +24,7 @@ State Next(State state, Input input, bool speech);
 
 // "idle", "voice", "command", "muted" (the `state` event and the D-Bus State property).
 std::string_view StateName(State state);
+// The state of a name StateName gives; nullopt for any other text.
+std::optional<State> StateFromName(std::string_view name);
 
 }  // namespace earshot::statemachine

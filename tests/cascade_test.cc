@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "audio/frame_source.h"
@@ -239,9 +240,10 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
                          std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm").ok());
   auto gov_config = GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
-  ModelLibrary library(config, features::FrontEndConfig{}, StageSet{true, true});
-  auto large = library.For(gov_config->Models(Profile::kPerformance));
-  auto small = library.For(gov_config->Models(Profile::kSaver));
+  auto library =
+      std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{true, true});
+  auto large = library->For(gov_config->Models(Profile::kPerformance));
+  auto small = library->For(gov_config->Models(Profile::kSaver));
   ASSERT_TRUE(large.ok() && small.ok());
   ASSERT_NE(large->stt, small->stt);
   ASSERT_NE(large->kws, small->kws);
@@ -255,7 +257,10 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
     sample.readings.charging = false;
     return sample;
   };
-  GovernorDriver driver(*gov_config, read, &library, pipeline->get(), &sink);
+  PipelineHost host(pipeline->get(), &sink);
+  SynchronousLoader loader;
+  GovernorDriver driver(*gov_config, library, gov_config->Models(Profile::kPerformance), &host,
+                        &loader, read);
 
   std::vector<audio::Frame> frames = ReadSample();
   const std::vector<audio::Frame> sample = frames;
@@ -297,18 +302,84 @@ TEST(GovernorDriver, AModelThatFailsToLoadKeepsTheOldOnes) {
   ASSERT_TRUE(config.Set("kws.small_models", "/nonexistent/small.eshm").ok());
   auto gov_config = GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
-  ModelLibrary library(config, features::FrontEndConfig{}, StageSet{true, false});
-  auto large = library.For(gov_config->Models(Profile::kPerformance));
+  auto library =
+      std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{true, false});
+  auto large = library->For(gov_config->Models(Profile::kPerformance));
   ASSERT_TRUE(large.ok());
   RecordingSink sink;
   auto pipeline = Pipeline::Create(config, *large, &sink);
   ASSERT_TRUE(pipeline.ok());
-  GovernorDriver driver(*gov_config, [](int64_t) { return SensorSample{}; }, &library,
-                        pipeline->get(), &sink);
+  PipelineHost host(pipeline->get(), &sink);
+  SynchronousLoader loader;
+  GovernorDriver driver(*gov_config, library, gov_config->Models(Profile::kPerformance), &host,
+                        &loader, [](int64_t) { return SensorSample{}; });
   driver.Tick(0);
   EXPECT_EQ((*pipeline)->models().kws, large->kws);
   ASSERT_EQ(sink.Kinds(), (std::vector<std::string>{"profile", "error"}));
   EXPECT_NE(ToJson(sink.events[1]).find("/nonexistent/small.eshm"), std::string::npos);
+}
+
+// A loader whose load is done when the test says so, as earshotd's loader thread's is.
+class DeferredLoader final : public ModelLoader {
+ public:
+  void Start(std::shared_ptr<ModelLibrary> library, ProfileModels sizes) override {
+    started.push_back(sizes);
+    library_ = std::move(library);
+  }
+  std::optional<Result<PipelineModels>> Take() override {
+    if (!done || !library_) return std::nullopt;
+    done = false;
+    return std::exchange(library_, nullptr)->For(started.back());
+  }
+  std::vector<ProfileModels> started;
+  bool done = false;
+
+ private:
+  std::shared_ptr<ModelLibrary> library_;
+};
+
+class RecordingHost final : public GovernorHost {
+ public:
+  double EventTime() override { return 0; }
+  void Emit(const Event& event) override { events.push_back(event); }
+  void Loaded(Result<PipelineModels> models, const ModelLoad& load) override {
+    loaded.emplace_back(models.ok(), load.kind);
+  }
+  std::vector<Event> events;
+  std::vector<std::pair<bool, ModelLoad::Kind>> loaded;
+};
+
+// One load at a time: a later one waits, replacing any other waiting (but a load for command sets
+// alone, which adds nothing to one waiting); the models go to the host as each one is done.
+TEST(GovernorDriver, OneLoadAtATimeTheLatestWaiting) {
+  const config::Config config = config::Config::Defaults();
+  auto gov_config = GovernorConfig::FromConfig(config);
+  ASSERT_TRUE(gov_config.ok());
+  auto library =
+      std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{false, false});
+  DeferredLoader loader;
+  RecordingHost host;
+  GovernorDriver driver(*gov_config, library, gov_config->Models(Profile::kPerformance), &host,
+                        &loader);
+  driver.SetProfile(Profile::kSaver, 0);
+  ASSERT_EQ(loader.started.size(), 1u);
+  driver.SetProfile(Profile::kCritical, 0);
+  driver.Load(ModelLoad::Kind::kReload);
+  driver.Load(ModelLoad::Kind::kCommands);
+  driver.Poll();  // not done yet
+  EXPECT_EQ(loader.started.size(), 1u);
+  EXPECT_TRUE(host.loaded.empty());
+  loader.done = true;
+  driver.Poll();
+  ASSERT_EQ(loader.started.size(), 2u);  // the reload, of critical's models
+  EXPECT_EQ(loader.started[1], gov_config->Models(Profile::kCritical));
+  loader.done = true;
+  driver.Poll();
+  using Kind = ModelLoad::Kind;
+  EXPECT_EQ(host.loaded, (std::vector<std::pair<bool, Kind>>{{true, Kind::kGovernor},
+                                                             {true, Kind::kReload}}));
+  EXPECT_EQ(driver.loading(), nullptr);
+  EXPECT_EQ(host.events.size(), 2u);  // saver, critical
 }
 
 }  // namespace

@@ -54,7 +54,11 @@ class CollectingSink final : public EventSink {
 struct Governed {
   GovernorConfig config;
   statemachine::GovernorDriver::ReadFn read;
-  std::unique_ptr<statemachine::ModelLibrary> library;
+  std::shared_ptr<statemachine::ModelLibrary> library;
+  // Of the profile it starts with: governor.profile's, else performance.
+  ProfileModels StartSizes() const {
+    return config.Models(config.manual.value_or(Profile::kPerformance));
+  }
 };
 
 // --sensors FILE or --sysfs-root DIR: a governor reading that; neither: a governor without
@@ -74,7 +78,7 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
     return Error{"--sysfs-root '" + sysfs_root + "': not a directory"};
   }
   Governed governed{*gov_config, nullptr,
-                    std::make_unique<statemachine::ModelLibrary>(config, front_end, stages)};
+                    std::make_shared<statemachine::ModelLibrary>(config, front_end, stages)};
   if (!sensors) {
     governed.read = [](int64_t) { return SensorSample{}; };  // unknown: the manual profile rules
   } else if (!timeline_path.empty()) {
@@ -106,9 +110,12 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
   }
   auto pipeline = statemachine::Pipeline::Create(config, models, &sink);
   if (!pipeline.ok()) return pipeline.error();
+  statemachine::PipelineHost host(pipeline->get(), &sink);
+  statemachine::SynchronousLoader loader;
   std::optional<statemachine::GovernorDriver> driver;
   if (governed != nullptr) {
-    driver.emplace(governed->config, governed->read, governed->library.get(), pipeline->get(), &sink);
+    driver.emplace(governed->config, governed->library, governed->StartSizes(), &host, &loader,
+                   governed->read);
   }
   audio::Frame frame;
   for (int64_t ms = 0;; ms += audio::kFrameMs) {
@@ -153,7 +160,7 @@ int Run(const Args& args) {
   // Loaded once: every file is a new stream over the same models (with a governor, those of its
   // starting profile; its first poll announces the profile and swaps if need be).
   auto models = governor != nullptr
-      ? governor->library->For(governor->config.Models(governor->config.manual.value_or(Profile::kPerformance)))
+      ? governor->library->For(governor->StartSizes())
       : statemachine::PipelineModels::Load(*cfg, *front_end, *stages);
   if (!models.ok()) {
     PrintError(models.error().message);
