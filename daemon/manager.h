@@ -1,11 +1,11 @@
 // Manager: earshotd's one owner (after systemd's timesyncd): the sd-event loop, the sd-bus
 // connection (bus.cc holds its vtable), every event source (signals, watchdog, the input, the
 // worker's notifications, the model loader), the frame queue, the pipeline's worker thread and
-// the governor's driver (statemachine/governor_driver.h), whose host it is.
+// the governor's driver (governor/governor_driver.h), whose host it is.
 //
 // Threads: everything here runs on the loop's thread except the pipeline (worker.h), a model
 // reload in progress (a loader thread that only loads files) and the sensor reads
-// (statemachine/sensor_poller.h). They talk through the FrameQueue (audio and commands, in
+// (governor/sensor_poller.h). They talk through the FrameQueue (audio and commands, in
 // capture order) and eventfds watched by the loop.
 //
 // Profiles (profiles.cc): the governor reads sysfs every governor.poll_ms from a timer, on the
@@ -42,13 +42,13 @@
 #include "daemon/input.h"
 #include "daemon/request_audio.h"
 #include "daemon/worker.h"
+#include "governor/governor.h"
+#include "governor/governor_driver.h"
+#include "governor/sensor_poller.h"
 #include "models/stt/command_set.h"
 #include "statemachine/cascade.h"
-#include "statemachine/governor.h"
-#include "statemachine/governor_driver.h"
 #include "statemachine/json_sink.h"
 #include "statemachine/model_library.h"
-#include "statemachine/sensor_poller.h"
 
 namespace earshot::daemon {
 

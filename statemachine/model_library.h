@@ -19,7 +19,7 @@
 #include "config/config.h"
 #include "features/front_end_config.h"
 #include "models/kws/keywords.h"
-#include "statemachine/governor.h"
+#include "statemachine/model_sizes.h"
 #include "statemachine/pipeline.h"
 
 namespace earshot::statemachine {

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "governor/governor_driver.h"
 #include "statemachine/cascade.h"
-#include "statemachine/governor_driver.h"
 #include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"
 

@@ -1,7 +1,7 @@
 // The governor's policy over scripted sensor timelines: each test replays a timeline the way the
 // caller does (a poll every few seconds, the readings in force at that time) and checks the profile
 // events it would emit, with their times and reasons.
-#include "statemachine/governor.h"
+#include "governor/governor.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "statemachine/sensor_timeline.h"
+#include "governor/sensor_timeline.h"
 
 namespace earshot {
 namespace {

@@ -1,6 +1,6 @@
 // The governor's inputs: SensorReader over fake sysfs trees written to a temporary directory, and
 // the SensorTimeline parser of `earshot run --sensors`.
-#include "statemachine/sensors.h"
+#include "governor/sensors.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include <fstream>
 #include <mutex>
 
-#include "statemachine/sensor_poller.h"
-#include "statemachine/sensor_timeline.h"
+#include "governor/sensor_poller.h"
+#include "governor/sensor_timeline.h"
 #include "tests/temp_path.h"
 
 namespace earshot {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "governor/governor.h"
 #include "options/stage_options.h"
 #include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"

@@ -5,11 +5,11 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "governor/governor_driver.h"
+#include "governor/sensor_poller.h"
+#include "governor/sensor_timeline.h"
 #include "options/stage_options.h"
-#include "statemachine/governor_driver.h"
 #include "statemachine/json_sink.h"
-#include "statemachine/sensor_poller.h"
-#include "statemachine/sensor_timeline.h"
 #include "statemachine/pipeline.h"
 #include "tools/commands.h"
 #include "tools/stages.h"

@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "governor/governor.h"
 #include "models/stt/stt.h"
 #include "options/stage_options.h"
-#include "statemachine/governor.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 

@@ -8,13 +8,13 @@
 #include "config/config.h"
 #include "features/front_end.h"
 #include "features/front_end_config.h"
+#include "governor/governor.h"
 #include "models/kws/keywords.h"
 #include "models/kws/kws.h"
-#include "options/stage_options.h"
-#include "statemachine/endpointer.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
-#include "statemachine/governor.h"
+#include "options/stage_options.h"
+#include "statemachine/endpointer.h"
 #include "tests/fuzz/mem_file.h"
 
 namespace {

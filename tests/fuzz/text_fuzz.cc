@@ -6,9 +6,9 @@
 #include <string_view>
 #include <vector>
 
+#include "governor/sensor_timeline.h"
 #include "models/stt/jsgf_check.h"
 #include "models/stt/sphinx_cepstra.h"
-#include "statemachine/sensor_timeline.h"
 #include "tests/fuzz/mem_file.h"
 
 namespace {

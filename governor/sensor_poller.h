@@ -23,7 +23,7 @@
 #include <thread>
 #include <vector>
 
-#include "statemachine/sensors.h"
+#include "governor/sensors.h"
 
 namespace earshot {
 

@@ -1,4 +1,4 @@
-#include "statemachine/sensor_poller.h"
+#include "governor/sensor_poller.h"
 
 #include <chrono>
 #include <condition_variable>

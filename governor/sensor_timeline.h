@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "base/result.h"
-#include "statemachine/sensors.h"
+#include "governor/sensors.h"
 
 namespace earshot {
 

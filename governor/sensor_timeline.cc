@@ -1,4 +1,4 @@
-#include "statemachine/sensor_timeline.h"
+#include "governor/sensor_timeline.h"
 
 #include <algorithm>
 #include <charconv>

@@ -1,4 +1,4 @@
-#include "statemachine/governor_driver.h"
+#include "governor/governor_driver.h"
 
 #include <utility>
 

@@ -20,10 +20,10 @@
 #include <optional>
 
 #include "base/result.h"
-#include "statemachine/governor.h"
+#include "governor/governor.h"
+#include "governor/sensors.h"
 #include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"
-#include "statemachine/sensors.h"
 
 namespace earshot::statemachine {
 

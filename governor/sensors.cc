@@ -1,4 +1,4 @@
-#include "statemachine/sensors.h"
+#include "governor/sensors.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -30,8 +30,9 @@
 
 #include "base/result.h"
 #include "config/config.h"
+#include "governor/sensors.h"
 #include "statemachine/event.h"
-#include "statemachine/sensors.h"
+#include "statemachine/model_sizes.h"
 
 namespace earshot {
 
@@ -43,19 +44,6 @@ std::string_view ProfileName(Profile profile);  // "performance", "balanced", "s
 // The text of governor.profile or D-Bus SetProfile(s): "auto" -> nullopt (the governor decides),
 // a profile's name -> that profile; anything else is an error naming the text and the choices.
 Result<std::optional<Profile>> ParseProfileSetting(std::string_view text);
-
-// Keyword models: large = every keyword's kws.models file, small = its kws.small_models file
-// (model_library.h). STT: stt.profile large|small, or off (no decoding).
-enum class KwsSize { kLarge, kSmall };
-enum class SttSize { kLarge, kSmall, kOff };
-std::string_view KwsSizeName(KwsSize size);  // "large", "small"
-std::string_view SttSizeName(SttSize size);  // "large", "small", "off"
-
-struct ProfileModels {
-  KwsSize kws = KwsSize::kLarge;
-  SttSize stt = SttSize::kLarge;
-  bool operator==(const ProfileModels&) const = default;
-};
 
 struct GovernorConfig {
   std::optional<Profile> manual;    // governor.profile: nullopt = auto

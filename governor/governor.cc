@@ -1,4 +1,4 @@
-#include "statemachine/governor.h"
+#include "governor/governor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -74,14 +74,9 @@ Result<Enum> ParseName(std::string_view option, std::string_view text,
   return Error{std::string(option) + " = " + std::string(text) + ": expected one of " + choices};
 }
 
-constexpr std::array<std::string_view, 2> kKwsSizeNames = {"large", "small"};
-constexpr std::array<std::string_view, 3> kSttSizeNames = {"large", "small", "off"};
-
 }  // namespace
 
 std::string_view ProfileName(Profile profile) { return kProfileNames[static_cast<int>(profile)]; }
-std::string_view KwsSizeName(KwsSize size) { return kKwsSizeNames[static_cast<int>(size)]; }
-std::string_view SttSizeName(SttSize size) { return kSttSizeNames[static_cast<int>(size)]; }
 
 Result<std::optional<Profile>> ParseProfileSetting(std::string_view text) {
   if (text == "auto") return std::optional<Profile>();
