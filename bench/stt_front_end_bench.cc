@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "models/stt/sphinx_cepstra.h"
+#include "models/pocketsphinx/sphinx_cepstra.h"
 
 namespace earshot::stt {
 namespace {

@@ -106,7 +106,7 @@ constexpr std::array kOptions = {
                "instead of the command decoder's words; the command event still says rejected"},
     OptionSpec{"stt.command_model", T::kString, "", 0, 0, "", "",
                "Command classifier joined to the command words (stt.words, or an stt.grammar "
-               "whose one rule says one of them; empty: the bundled models/stt/commands.eshm when "
+               "whose one rule says one of them; empty: the bundled models/commands/commands.eshm when "
                "they are its ten words; none: off)"},
     OptionSpec{"stt.command_bonus", T::kFloat, "1.5", 0.0, 1000.0, "", "",
                "The command classifier's log-probability bonus for the decoder's word (0: the "

@@ -87,7 +87,7 @@ struct BundledModel {
 };
 constexpr BundledModel kBundledModels[] = {
     {"vad.model", "vad/vad.eshm"},
-    {"stt.command_model", "stt/commands.eshm"},
+    {"stt.command_model", "commands/commands.eshm"},
 };
 
 }  // namespace

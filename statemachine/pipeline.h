@@ -40,7 +40,7 @@
 #include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
-#include "models/stt/keyphrase_verifier.h"
+#include "models/pocketsphinx/keyphrase_verifier.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
 #include "statemachine/cascade.h"

@@ -1,6 +1,6 @@
 // The command classifier: its window, its network, its loader's checks, the fusion rule, and the
 // bundled model against the training script's own log-probabilities.
-#include "models/stt/command_model.h"
+#include "models/commands/command_model.h"
 
 #include <gtest/gtest.h>
 
@@ -9,8 +9,8 @@
 #include <limits>
 #include <sstream>
 
+#include "models/commands/command_fusion.h"
 #include "models/conv2d_net.h"
-#include "models/stt/command_fusion.h"
 #include "tests/from_env.h"
 #include "tests/model_writer.h"
 #include "tests/read_samples.h"
@@ -286,7 +286,7 @@ TEST(CommandFusion, TheDecodersWordGetsABonus) {
 TEST(CommandModel, MatchesTheTrainingScript) {
   // The bundled model and its vectors, or a model the training smoke test just wrote.
   auto model = CommandModel::Load(
-      FromEnv("EARSHOT_COMMAND_MODEL", kSource + "/models/stt/commands.eshm"), {});
+      FromEnv("EARSHOT_COMMAND_MODEL", kSource + "/models/commands/commands.eshm"), {});
   ASSERT_TRUE(model.ok()) << model.error().message;
   EXPECT_EQ((*model)->words().size(), 10u);
   const std::vector<int16_t> x = ReadSamples(kSource + "/tools/samples/computer_request.flac");

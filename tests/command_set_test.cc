@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "models/pocketsphinx/espeak_pronounce.h"
 #include "models/stt/command_grammar.h"
-#include "models/stt/espeak_pronounce.h"
 
 namespace earshot::stt {
 namespace {

@@ -1,7 +1,7 @@
-// The keywords' second stage (models/stt/keyphrase_verifier.h) on the bundled three-keyword sample
+// The keywords' second stage (models/pocketsphinx/keyphrase_verifier.h) on the bundled three-keyword sample
 // (tools/samples/three_keywords.flac: "computer", "snowboy" and "view glass" said by espeak-ng,
 // each followed by a request), with Debian's en-us acoustic model.
-#include "models/stt/keyphrase_verifier.h"
+#include "models/pocketsphinx/keyphrase_verifier.h"
 
 #include <gtest/gtest.h>
 

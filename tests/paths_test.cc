@@ -36,7 +36,7 @@ TEST(BundledFilePath, TheSourceTreeFromTheBuildTree) {
 TEST(ModelPath, TheOptionOrTheBundledModelThatStandsForIt) {
   Config config = Config::Defaults();
   EXPECT_EQ(ModelPath(config, "vad.model"), BundledModelPath("vad/vad.eshm"));
-  EXPECT_EQ(ModelPath(config, "stt.command_model"), BundledModelPath("stt/commands.eshm"));
+  EXPECT_EQ(ModelPath(config, "stt.command_model"), BundledModelPath("commands/commands.eshm"));
   ASSERT_TRUE(config.Set("vad.model", "my_vad.eshm").ok());
   EXPECT_EQ(ModelPath(config, "vad.model"), "my_vad.eshm");
 }

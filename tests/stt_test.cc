@@ -1,4 +1,5 @@
 // Speech-to-text: the pocketsphinx backend on real speech, its file checks, the command classifier.
+#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
 
 #include <gtest/gtest.h>
@@ -15,11 +16,11 @@
 #include <utility>
 
 #include "config/config.h"
-#include "models/stt/acoustic_model_check.h"
-#include "models/stt/command_model.h"
-#include "models/stt/jsgf_check.h"
-#include "models/stt/language_model_check.h"
-#include "models/stt/sphinx_cepstra.h"
+#include "models/commands/command_model.h"
+#include "models/pocketsphinx/acoustic_model_check.h"
+#include "models/pocketsphinx/jsgf_check.h"
+#include "models/pocketsphinx/language_model_check.h"
+#include "models/pocketsphinx/sphinx_cepstra.h"
 #include "options/stage_options.h"
 #include "tests/read_samples.h"
 #include "tests/stt_util.h"
@@ -148,7 +149,7 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   auto decoder = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "1000"}});
   auto classifier = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "0"}});
   for (const auto* m : {&alone, &decoder, &classifier}) ASSERT_TRUE(m->ok()) << m->error().message;
-  auto commands = CommandModel::Load(std::string(EARSHOT_SOURCE_DIR) + "/models/stt/commands.eshm",
+  auto commands = CommandModel::Load(std::string(EARSHOT_SOURCE_DIR) + "/models/commands/commands.eshm",
                                      features::FrontEndConfig{});
   ASSERT_TRUE(commands.ok()) << commands.error().message;
   int differ = 0;
@@ -185,7 +186,7 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
     EXPECT_EQ(r.text, want.text);
     EXPECT_EQ(r.confidence, want.confidence);
   }
-  const std::string bundled = std::string(EARSHOT_SOURCE_DIR) + "/models/stt/commands.eshm";
+  const std::string bundled = std::string(EARSHOT_SOURCE_DIR) + "/models/commands/commands.eshm";
   other = LoadWithAll({{"stt.words", "yes|no"}, {"stt.command_model", bundled}});
   ASSERT_FALSE(other.ok());
   EXPECT_NE(other.error().message.find("are not the decoder's (yes|no)"), std::string::npos)

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "config/config.h"
+#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
 #include "options/stage_options.h"
 

@@ -11,7 +11,7 @@
 #include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/keywords.h"
-#include "models/stt/keyphrase_verifier.h"
+#include "models/pocketsphinx/keyphrase_verifier.h"
 #include "options/stage_options.h"
 #include "statemachine/model_library.h"
 #include "tools/commands.h"

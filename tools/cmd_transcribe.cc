@@ -9,6 +9,7 @@
 
 #include "audio/frame_source.h"
 #include "governor/governor.h"
+#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
 #include "options/stage_options.h"
 #include "tools/commands.h"

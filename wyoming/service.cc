@@ -1,7 +1,7 @@
 #include "wyoming/service.h"
 
 #include "features/front_end_config.h"
-#include "models/stt/command_model.h"
+#include "models/commands/command_model.h"
 #include "options/stage_options.h"
 
 namespace earshot::wyoming {

@@ -22,7 +22,7 @@
 //   kws_default_threshold  int32[1]  optional: the score threshold at sensitivity 0.5 in Q15
 //                                    (1 .. 32767, 1.0 = 32768); absent: 26214 (0.8)
 //   kws_verify             int32[2]  optional, with kws_verify_phones: the keyword is checked by
-//                                    the second stage (models/stt/keyphrase_verifier.h):
+//                                    the second stage (models/pocketsphinx/keyphrase_verifier.h):
 //                                    {the first stage's threshold, whatever the sensitivity; the
 //                                    verified confidence's threshold at sensitivity 0.5}, Q15
 //   kws_verify_phones      int32[N]  the phrase's phones in the speech-to-text acoustic model's

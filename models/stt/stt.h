@@ -83,7 +83,7 @@ struct SttConfig {
   std::string profile = "large";
   std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
   // The command classifier joined to the command words (command_fusion.h): stt.command_model, by
-  // default the bundled models/stt/commands.eshm, used when the words are its words; "none": never.
+  // default the bundled models/commands/commands.eshm, used when the words are its words; "none": never.
   // The words are stt.words, or those of a grammar whose one rule says one of them (jsgf_check.h).
   std::string command_model;
   bool command_model_named = false;  // set in the config: the words must then be its words
@@ -99,9 +99,5 @@ Result<std::vector<CommandSet>> ReadCommandSets(const std::vector<std::string>& 
 
 // stt.words split at each '|' (empty words kept, for the checks to name).
 std::vector<std::string> SplitWords(const std::string& words);
-
-// The backend the config names (pocketsphinx for now), with the command classifier when it
-// applies; errors name the missing or broken file.
-Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config);
 
 }  // namespace earshot::stt

@@ -1,5 +1,5 @@
 // Fuzz target: a pocketsphinx acoustic model's binary files as CheckAcousticModel reads them
-// (models/stt/acoustic_model_check.h), before libpocketsphinx would. The input is a 32-bit
+// (models/pocketsphinx/acoustic_model_check.h), before libpocketsphinx would. The input is a 32-bit
 // little-endian length, that many bytes of `mdef`, and the rest as `sendump`, written into a
 // directory of this process (seeds/acoustic/tiny_ptm.bin: a 3-phone model, made by hand).
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "models/stt/acoustic_model_check.h"
+#include "models/pocketsphinx/acoustic_model_check.h"
 
 namespace {
 

@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "features/front_end_config.h"
+#include "models/commands/command_model.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
 #include "models/model_file.h"
-#include "models/stt/command_model.h"
 #include "models/vad/vad.h"
 #include "tests/fuzz/mem_file.h"
 

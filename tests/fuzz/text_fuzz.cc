@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "governor/sensor_timeline.h"
-#include "models/stt/jsgf_check.h"
-#include "models/stt/sphinx_cepstra.h"
+#include "models/pocketsphinx/jsgf_check.h"
+#include "models/pocketsphinx/sphinx_cepstra.h"
 #include "tests/fuzz/mem_file.h"
 
 namespace {

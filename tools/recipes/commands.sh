@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The bundled command classifier, models/stt/commands.eshm: three small convolutional networks over
+# The bundled command classifier, models/commands/commands.eshm: three small convolutional networks over
 # one second of log-mel, on kws/train's 35 words, 6000 synthetic command words (espeak-ng, flite;
 # cached in $EARSHOT_CACHE, default ~/.cache/earshot) and the wake-word recordings as classes of
 # their own; first cross-validated by speaker in 5 folds against the decoder's own words on
@@ -14,4 +14,4 @@ words='yes|no|up|down|left|right|on|off|stop|go'
   --folds 5 --members 3 --ps-hyps "$out/cmd_train/alone.hyp.tsv" \
   --extra wakeword/computer/train,wakeword/snowboy,wakeword/view_glass \
   --out "$out/commands.eshm" --log "$out/commands_train.log" --vectors "$out/command_vectors.txt"
-compare "$out/commands.eshm" "$root/models/stt/commands.eshm"
+compare "$out/commands.eshm" "$root/models/commands/commands.eshm"

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
 """Trains earshot's command classifier: a second opinion on a short spoken command for the
-speech-to-text's command words (stt.words; models/stt/command_model.h runs it, command_fusion.h
+speech-to-text's command words (stt.words; models/commands/command_model.h runs it, command_fusion.h
 joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
-           [--out models/stt/commands.eshm] [--log models/stt/commands_train.log]
+           [--out models/commands/commands.eshm] [--log models/commands/commands_train.log]
            [--synth cache|DIR|none] [--extra DIR,...|none] [--members 3] [--steps 4000] [--warp 0]
            [--channel 0]
            [--folds 5 --ps-hyps HYP.tsv]
@@ -31,7 +31,7 @@ copies, --extra-per-batch more clips in each batch; --warp W moves each training
 vocal tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off); --channel P
 puts a share P of the augmented copies through a random microphone (augment.microphone; 0, the
 bundled model: off). Seeded: the same data give the same model.
-The defaults train the bundled model (models/stt/commands.eshm), as its log shows.
+The defaults train the bundled model (models/commands/commands.eshm), as its log shows.
 --folds K cross-validates by speaker on kws/train first (K ensembles; the command clips of each
 fold scored by the ensemble that did not see its speakers): the classifier's accuracy, and with
 --ps-hyps (`id<TAB>word` of the decoder alone on the same clips: tools/eval/cmd_eval.sh's
@@ -379,8 +379,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
     p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
-    p.add_argument("--out", default=os.path.join(root, "models", "stt", "commands.eshm"))
-    p.add_argument("--log", default=os.path.join(root, "models", "stt", "commands_train.log"))
+    p.add_argument("--out", default=os.path.join(root, "models", "commands", "commands.eshm"))
+    p.add_argument("--log", default=os.path.join(root, "models", "commands", "commands_train.log"))
     p.add_argument("--vectors", help="also write test vectors of the bundled sample here")
     p.add_argument("--vectors-of", metavar="MODEL",
                    help="only write --vectors for this exported model (no training)")

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A wake word model's second stage (models/stt/keyphrase_verifier.h): the tensors that ask for it
+"""A wake word model's second stage (models/pocketsphinx/keyphrase_verifier.h): the tensors that ask for it
 (kws_verify: the spotter's candidate threshold and the verified confidence's threshold at
 sensitivity 0.5, Q15; kws_verify_phones: the phrase's phones in the pocketsphinx dictionary's
 phone set). train_wakeword.py writes them; run as a script, this sets them on a model file that
@@ -37,7 +37,7 @@ def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD):
     """The model card's bullet on the second stage (ends with a newline)."""
     return (f"- Second stage (`kws_verify`): whenever the spotter's score passes {candidate}, the\n"
             f"  device checks the last 1.8 s with pocketsphinx's en-us acoustic model (`{' '.join(phones)}`\n"
-            f"  against a free phone loop, models/stt/keyphrase_verifier.h); the sensitivity is then that\n"
+            f"  against a free phone loop, models/pocketsphinx/keyphrase_verifier.h); the sensitivity is then that\n"
             f"  check's, 0.5 at a verified confidence of {threshold}.\n")
 
 

@@ -1,4 +1,4 @@
-#include "models/stt/pocketsphinx_backend.h"
+#include "models/pocketsphinx/pocketsphinx_backend.h"
 
 #include <pocketsphinx.h>
 #include <sphinxbase/ckd_alloc.h>
@@ -14,14 +14,14 @@
 #include <vector>
 
 #include "base/read_file.h"
-#include "models/stt/acoustic_model_check.h"
+#include "models/pocketsphinx/acoustic_model_check.h"
+#include "models/pocketsphinx/espeak_pronounce.h"
+#include "models/pocketsphinx/feat_params.h"
+#include "models/pocketsphinx/jsgf_check.h"
+#include "models/pocketsphinx/language_model_check.h"
+#include "models/pocketsphinx/pocketsphinx_init.h"
 #include "models/stt/command_decoder.h"
 #include "models/stt/command_grammar.h"
-#include "models/stt/espeak_pronounce.h"
-#include "models/stt/feat_params.h"
-#include "models/stt/jsgf_check.h"
-#include "models/stt/language_model_check.h"
-#include "models/stt/pocketsphinx_init.h"
 
 namespace earshot::stt {
 namespace {

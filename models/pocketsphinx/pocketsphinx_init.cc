@@ -1,4 +1,4 @@
-#include "models/stt/pocketsphinx_init.h"
+#include "models/pocketsphinx/pocketsphinx_init.h"
 
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>

@@ -5,12 +5,12 @@
 // When the decoder heard no command word (silence, noise, a word outside the list), its result
 // stands: the classifier always names some word, so alone it would invent commands.
 // On the 138 kws/train command clips, cross-validated by speaker (README): pocketsphinx alone
-// 87.0%, fused at the default bonus better (the training log, models/stt/commands_train.log).
+// 87.0%, fused at the default bonus better (the training log, models/commands/commands_train.log).
 #pragma once
 
 #include <memory>
 
-#include "models/stt/command_model.h"
+#include "models/commands/command_model.h"
 #include "models/stt/stt.h"
 
 namespace earshot::stt {

@@ -1,4 +1,4 @@
-#include "models/stt/language_model_check.h"
+#include "models/pocketsphinx/language_model_check.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>

@@ -1,4 +1,4 @@
-#include "models/stt/command_model.h"
+#include "models/commands/command_model.h"
 
 #include <algorithm>
 #include <cmath>

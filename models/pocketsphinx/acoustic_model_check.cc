@@ -1,4 +1,4 @@
-#include "models/stt/acoustic_model_check.h"
+#include "models/pocketsphinx/acoustic_model_check.h"
 
 #include <algorithm>
 #include <cstdint>

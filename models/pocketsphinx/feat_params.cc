@@ -1,4 +1,4 @@
-#include "models/stt/feat_params.h"
+#include "models/pocketsphinx/feat_params.h"
 
 #include <charconv>
 #include <cmath>

@@ -1,12 +1,12 @@
-#include "models/stt/keyphrase_verifier.h"
+#include "models/pocketsphinx/keyphrase_verifier.h"
 
 #include <pocketsphinx.h>
 
 #include <algorithm>
 
 #include "base/read_file.h"
-#include "models/stt/acoustic_model_check.h"
-#include "models/stt/pocketsphinx_init.h"
+#include "models/pocketsphinx/acoustic_model_check.h"
+#include "models/pocketsphinx/pocketsphinx_init.h"
 
 namespace earshot::stt {
 namespace {

@@ -1,4 +1,4 @@
-#include "models/stt/command_fusion.h"
+#include "models/commands/command_fusion.h"
 
 #include <algorithm>
 #include <cmath>

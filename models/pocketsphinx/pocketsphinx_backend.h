@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "models/stt/sphinx_cepstra.h"
+#include "models/pocketsphinx/sphinx_cepstra.h"
 #include "models/stt/stt.h"
 
 namespace earshot::stt {

@@ -1,4 +1,4 @@
-#include "models/stt/espeak_pronounce.h"
+#include "models/pocketsphinx/espeak_pronounce.h"
 
 #include <fcntl.h>
 #include <spawn.h>

@@ -1,5 +1,5 @@
 // CommandModel: the command classifier, a second opinion on one short spoken command among the
-// words it was trained on (tools/train/train_commands.py; the bundled models/stt/commands.eshm
+// words it was trained on (tools/train/train_commands.py; the bundled models/commands/commands.eshm
 // knows the ten Speech Commands words). command_fusion.h joins it to the decoder's word.
 //
 // The input, as train_commands.py specifies it: the one-second window of the command's audio that

@@ -1,4 +1,4 @@
-#include "models/stt/jsgf_check.h"
+#include "models/pocketsphinx/jsgf_check.h"
 
 #include <algorithm>
 #include <cctype>

@@ -1,4 +1,4 @@
-#include "models/stt/sphinx_cepstra.h"
+#include "models/pocketsphinx/sphinx_cepstra.h"
 
 #include <algorithm>
 #include <cmath>
@@ -7,7 +7,7 @@
 
 #include "features/dct.h"
 #include "features/mel_filterbank.h"
-#include "models/stt/feat_params.h"
+#include "models/pocketsphinx/feat_params.h"
 
 namespace earshot::stt {
 namespace {

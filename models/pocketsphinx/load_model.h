@@ -1,0 +1,16 @@
+// The speech-to-text model the config names: the backend (pocketsphinx for now), the command
+// classifier joined to it when its words are the decoder's (models/commands/command_fusion.h),
+// and the command sets' layer over both (models/stt/command_decoder.h).
+#pragma once
+
+#include <memory>
+
+#include "base/result.h"
+#include "models/stt/stt.h"
+
+namespace earshot::stt {
+
+// The model of `config`; errors name the missing or broken file.
+Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config);
+
+}  // namespace earshot::stt
