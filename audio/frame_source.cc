@@ -31,7 +31,9 @@ FileSource::FileSource(std::unique_ptr<SoundFile> file, std::unique_ptr<Converte
                        size_t chunk_frames)
     : file_(std::move(file)),
       converter_(std::move(converter)),
-      chunk_(chunk_frames * file_->channels()) {
+      direct_(file_->int16_samples() && file_->rate() == kSampleRate && file_->channels() == 1),
+      chunk_frames_(chunk_frames),
+      chunk_(direct_ ? 0 : chunk_frames * file_->channels()) {
   pending_.reserve(chunk_frames * 4 + 8192);  // > one converted chunk plus a partial frame
 }
 
@@ -43,6 +45,7 @@ Status FileSource::Refill() {
   // Keep the unconsumed tail (less than a frame), then append the next converted chunk.
   pending_.erase(pending_.begin(), pending_.begin() + static_cast<ptrdiff_t>(pending_pos_));
   pending_pos_ = 0;
+  if (direct_) return RefillDirect();
   Result<std::span<const int16_t>> converted = std::span<const int16_t>();
   if (!input_done_) {
     Result<size_t> got = file_->Read(chunk_);
@@ -60,6 +63,17 @@ Status FileSource::Refill() {
   }
   if (!converted.ok()) return Error{file_->path() + ": " + converted.error().message};
   pending_.insert(pending_.end(), converted->begin(), converted->end());
+  return OkStatus();
+}
+
+Status FileSource::RefillDirect() {
+  const size_t kept = pending_.size();
+  pending_.resize(kept + chunk_frames_);
+  Result<size_t> got = file_->Read(std::span<int16_t>(pending_).subspan(kept));
+  if (!got.ok()) return got.error();
+  pending_.resize(kept + *got);
+  frames_read_ += static_cast<int64_t>(*got);
+  at_end_ = *got == 0;
   return OkStatus();
 }
 

@@ -91,37 +91,47 @@ Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& file_path)
     sf_close(file);
     return FileError(path, cause);
   }
-  const int subtype = info.format & SF_FORMAT_SUBMASK;
-  const bool float_samples = subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE;
   return std::unique_ptr<SoundFile>(new SoundFile(file, path, info.samplerate, info.channels,
-                                                  info.frames, float_samples));
+                                                  info.frames, info.format & SF_FORMAT_SUBMASK));
 }
 
 SoundFile::SoundFile(SNDFILE* file, std::string path, int rate, int channels, int64_t frames,
-                     bool float_samples)
+                     int subtype)
     : file_(file),
       path_(std::move(path)),
       rate_(rate),
       channels_(channels),
       frames_(frames),
-      float_samples_(float_samples) {}
+      float_samples_(subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE),
+      int16_samples_(subtype == SF_FORMAT_PCM_16) {}
 
 SoundFile::~SoundFile() { sf_close(file_); }
 
 Result<size_t> SoundFile::Read(std::span<float> interleaved) {
   const sf_count_t want = static_cast<sf_count_t>(interleaved.size()) / channels_;
   const sf_count_t got = sf_readf_float(file_, interleaved.data(), want);
+  if (sf_error(file_) == SF_ERR_NO_ERROR && float_samples_) {
+    const std::span<const float> samples(interleaved.data(), static_cast<size_t>(got) * channels_);
+    if (const size_t bad = FirstNonFinite(samples); bad < samples.size()) {
+      const int64_t frame = frames_read_ + static_cast<int64_t>(bad) / channels_;
+      return FileError(path_, "corrupt: frame " + std::to_string(frame) + " of channel " +
+                                  std::to_string(bad % channels_ + 1) + " is " +
+                                  (std::isnan(samples[bad]) ? "NaN" : "infinite") +
+                                  " (float samples must be finite)");
+    }
+  }
+  return Counted(got, want);
+}
+
+Result<size_t> SoundFile::Read(std::span<int16_t> interleaved) {
+  if (!int16_samples_) return FileError(path_, "not 16-bit PCM: read it as float");
+  const sf_count_t want = static_cast<sf_count_t>(interleaved.size()) / channels_;
+  return Counted(sf_readf_short(file_, interleaved.data(), want), want);
+}
+
+Result<size_t> SoundFile::Counted(int64_t got, int64_t want) {
   if (sf_error(file_) != SF_ERR_NO_ERROR) {
     return FileError(path_, std::string("decoding failed: ") + sf_strerror(file_));
-  }
-  const std::span<const float> samples(interleaved.data(), static_cast<size_t>(got) * channels_);
-  if (const size_t bad = float_samples_ ? FirstNonFinite(samples) : samples.size();
-      bad < samples.size()) {
-    const int64_t frame = frames_read_ + static_cast<int64_t>(bad) / channels_;
-    return FileError(path_, "corrupt: frame " + std::to_string(frame) + " of channel " +
-                                std::to_string(bad % channels_ + 1) + " is " +
-                                (std::isnan(samples[bad]) ? "NaN" : "infinite") +
-                                " (float samples must be finite)");
   }
   frames_read_ += got;
   // A stream whose header leaves the length open (a FLAC written while recording: libsndfile

@@ -1,4 +1,5 @@
-// SoundFile: reads WAV, FLAC and the other formats of libsndfile, in chunks, as interleaved float.
+// SoundFile: reads WAV, FLAC and the other formats of libsndfile, in chunks, as interleaved float
+// (any file) or int16 (16-bit PCM files, whose samples are int16 already).
 // Memory is bounded by the chunk the caller passes, whatever the file's length.
 #pragma once
 
@@ -34,10 +35,18 @@ class SoundFile {
   // A decoding error (corrupt FLAC, short read of a truncated file, a NaN or infinite sample in a
   // float file) is an error naming the file.
   Result<size_t> Read(std::span<float> interleaved);
+  // 16-bit PCM (WAV, FLAC, ...): every sample is an int16, which Read(int16) gives as stored;
+  // Read(float) gives it / 2^15, exactly.
+  bool int16_samples() const { return int16_samples_; }
+  // Reads up to interleaved.size() / channels() frames as stored, for int16_samples() files only
+  // (libsndfile would scale other formats' samples); errors as Read(float).
+  Result<size_t> Read(std::span<int16_t> interleaved);
 
  private:
   SoundFile(sf_private_tag* file, std::string path, int rate, int channels, int64_t frames,
-            bool float_samples);
+            int subtype);
+  // The checks after a read of `got` of `want` frames: libsndfile's error, a short read.
+  Result<size_t> Counted(int64_t got, int64_t want);
   sf_private_tag* file_;
   std::string path_;
   int rate_;
@@ -45,6 +54,7 @@ class SoundFile {
   int64_t frames_;
   int64_t frames_read_ = 0;
   bool float_samples_;  // float or double data: it can hold NaN and infinities, checked as read
+  bool int16_samples_;
 };
 
 }  // namespace earshot::audio

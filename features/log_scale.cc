@@ -29,26 +29,32 @@ LogScale::LogScale(double window_sum, int16_t floor_db_q8) : floor_db_q8_(floor_
 }
 
 int64_t LogScale::Log2Q16(uint64_t v) const {
-  const auto msb = static_cast<int>(std::bit_width(v)) - 1;
-  // The 16 bits below the leading one: the fraction f of v = 2^msb (1 + f), in Q16.
-  const uint32_t frac_q16 =
-      msb >= 16 ? static_cast<uint32_t>(v >> (msb - 16)) & 0xFFFF
-                : static_cast<uint32_t>(v << (16 - msb)) & 0xFFFF;
+  // v normalised so its leading one is bit 63 (v = 2^msb (1 + f)): the 16 bits below it are f in
+  // Q16, whatever msb (below 16 the shift brings in zeros, as v << (16 - msb) would).
+  const int leading_zeros = std::countl_zero(v);
+  const uint32_t frac_q16 = static_cast<uint32_t>((v << leading_zeros) >> 47) & 0xFFFF;
   const uint32_t index = frac_q16 >> 8;  // table segment
   const int64_t t_q8 = frac_q16 & 0xFF;  // position inside it, Q8
   const int64_t lo = log2_table_q16_[index];
   const int64_t hi = log2_table_q16_[index + 1];
-  return int64_t{msb} * 65536 + lo + RoundShift((hi - lo) * t_q8, 8);  // (Q16 * Q8) >> 8 = Q16
+  const int64_t msb = 63 - leading_zeros;
+  return msb * 65536 + lo + RoundShift((hi - lo) * t_q8, 8);  // (Q16 * Q8) >> 8 = Q16
 }
 
 void LogScale::Process(std::span<const uint64_t> mel_energy, int exponent,
                        std::span<int16_t> db_q8) const {
+  if (exponent == Window::kSilent) {
+    std::fill_n(db_q8.begin(), mel_energy.size(), floor_db_q8_);
+    return;
+  }
+  // The terms that do not depend on the band, once per frame.
+  const int64_t frame_offset_q16 = offset_q16_ - int64_t{2 * exponent} * 65536;
   for (size_t b = 0; b < mel_energy.size(); ++b) {
-    if (mel_energy[b] == 0 || exponent == Window::kSilent) {
+    if (mel_energy[b] == 0) {
       db_q8[b] = floor_db_q8_;
       continue;
     }
-    const int64_t log2_q16 = Log2Q16(mel_energy[b]) - int64_t{2 * exponent} * 65536 + offset_q16_;
+    const int64_t log2_q16 = Log2Q16(mel_energy[b]) + frame_offset_q16;
     // (Q16 * Q15) >> 23 = Q8; |log2| < 2^7 octaves, so the product < 2^7 * 2^16 * 2^17 = 2^40.
     const int64_t db = RoundShift(log2_q16 * kDbPerOctaveQ15, 23);
     db_q8[b] = SaturateTo<int16_t>(std::max<int64_t>(db, floor_db_q8_));

@@ -100,6 +100,39 @@ TEST(FileSource, SixteenKhzInt16IsBitExact) {
   EXPECT_EQ(*first, std::vector<int16_t>(r->samples.begin(), r->samples.begin() + 320));
 }
 
+// 16 kHz mono 16-bit files are read as stored (int16), the others as float and converted: the
+// same samples either way (24-bit holds s * 2^8; two equal channels average to s), extremes too.
+TEST(FileSource, SixteenBitReadAsStoredGivesTheFloatPathsSamples) {
+  std::vector<int16_t> written(3210);
+  std::mt19937 rng(7);
+  for (size_t i = 0; i < written.size(); ++i) {
+    written[i] = static_cast<int16_t>(i < 2 ? (i == 0 ? -32768 : 32767) : rng());
+  }
+  std::vector<std::vector<int16_t>> read;
+  for (auto [name, format, channels] : {std::tuple{"s16.wav", SF_FORMAT_PCM_16, 1},
+                                        std::tuple{"s16.flac", SF_FORMAT_PCM_16, 1},
+                                        std::tuple{"s24.wav", SF_FORMAT_PCM_24, 1},
+                                        std::tuple{"s16x2.wav", SF_FORMAT_PCM_16, 2}}) {
+    const std::string path = testing_util::TestTempPath(name);
+    SF_INFO info{};
+    info.samplerate = 16000;
+    info.channels = channels;
+    info.format = format | (std::string(name).ends_with("flac") ? SF_FORMAT_FLAC : SF_FORMAT_WAV);
+    std::vector<int16_t> interleaved;
+    for (int16_t v : written) interleaved.insert(interleaved.end(), channels, v);
+    SNDFILE* f = sf_open(path.c_str(), SFM_WRITE, &info);
+    ASSERT_NE(f, nullptr) << name;
+    sf_writef_short(f, interleaved.data(), static_cast<sf_count_t>(written.size()));
+    sf_close(f);
+    Result<ReadResult> r = ReadAll(path);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    EXPECT_EQ(r->info.frames, static_cast<int64_t>(written.size())) << name;
+    read.push_back(r->samples);
+  }
+  ASSERT_EQ(std::vector<int16_t>(read[0].begin(), read[0].begin() + 3210), written);
+  for (size_t i = 1; i < read.size(); ++i) EXPECT_EQ(read[i], read[0]) << i;
+}
+
 struct FormatCase {
   const char* name;
   int format;

@@ -191,6 +191,25 @@ TEST(LogScale, Log2IsExactAtPowersOfTwoAndCloseElsewhere) {
   }
 }
 
+// The table rule, bit for bit, at every leading-bit position: the 16 bits below the leading one
+// (shifted down from above bit 16, up from below it) pick a segment and a place in it.
+TEST(LogScale, Log2FollowsTheTableRuleAtEveryBitWidth) {
+  LogScale log(200.0);
+  std::mt19937_64 rng(5);
+  for (int msb = 0; msb < 64; ++msb) {
+    const uint64_t top = uint64_t{1} << msb;
+    for (int i = 0; i < 200; ++i) {
+      const uint64_t v = i == 0 ? top : i == 1 ? top | (top - 1) : top | (rng() & (top - 1));
+      const uint32_t frac_q16 = (msb >= 16 ? static_cast<uint32_t>(v >> (msb - 16))
+                                           : static_cast<uint32_t>(v << (16 - msb))) & 0xFFFF;
+      const int64_t lo = std::lround(std::log2(1.0 + (frac_q16 >> 8) / 256.0) * 65536.0);
+      const int64_t hi = std::lround(std::log2(1.0 + ((frac_q16 >> 8) + 1) / 256.0) * 65536.0);
+      const int64_t between = ((hi - lo) * (frac_q16 & 0xFF) + 128) >> 8;  // rounded
+      ASSERT_EQ(log.Log2Q16(v), int64_t{msb} * 65536 + lo + between) << v;
+    }
+  }
+}
+
 TEST(LogScale, FloorForSilenceAndZeroEnergy) {
   LogScale log(200.0);
   std::vector<uint64_t> energy = {0, 1, 1ull << 40};
