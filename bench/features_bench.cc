@@ -55,7 +55,7 @@ void BM_FrontEnd_Fixed(benchmark::State& state) {
 BENCHMARK(BM_FrontEnd_Fixed);
 
 void BM_FrontEnd_FloatFftw(benchmark::State& state) {
-  auto fe = ReferenceFrontEnd::Create(FrontEndConfig{});
+  auto fe = ReferenceFrontEnd::Create(FrontEndConfig{}, ReferenceFrontEnd::FftPlanning::kMeasure);
   RunFrames(state, **fe);
 }
 BENCHMARK(BM_FrontEnd_FloatFftw);

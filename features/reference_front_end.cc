@@ -15,10 +15,11 @@ struct ReferenceFrontEnd::Plan {
   float* in = nullptr;
   fftwf_complex* out = nullptr;
   fftwf_plan plan = nullptr;
-  explicit Plan(int n) {
+  Plan(int n, FftPlanning planning) {
     in = fftwf_alloc_real(n);
     out = fftwf_alloc_complex(n / 2 + 1);
-    plan = fftwf_plan_dft_r2c_1d(n, in, out, FFTW_MEASURE);
+    plan = fftwf_plan_dft_r2c_1d(n, in, out,
+                                 planning == FftPlanning::kMeasure ? FFTW_MEASURE : FFTW_ESTIMATE);
   }
   ~Plan() {
     fftwf_destroy_plan(plan);
@@ -27,15 +28,16 @@ struct ReferenceFrontEnd::Plan {
   }
 };
 
-Result<std::unique_ptr<ReferenceFrontEnd>> ReferenceFrontEnd::Create(const FrontEndConfig& config) {
+Result<std::unique_ptr<ReferenceFrontEnd>> ReferenceFrontEnd::Create(const FrontEndConfig& config,
+                                                                     FftPlanning planning) {
   Status s = config.Validate();
   if (!s.ok()) return s.error();
-  return std::unique_ptr<ReferenceFrontEnd>(new ReferenceFrontEnd(config));
+  return std::unique_ptr<ReferenceFrontEnd>(new ReferenceFrontEnd(config, planning));
 }
 
-ReferenceFrontEnd::ReferenceFrontEnd(const FrontEndConfig& c)
+ReferenceFrontEnd::ReferenceFrontEnd(const FrontEndConfig& c, FftPlanning planning)
     : config_(c),
-      plan_(std::make_unique<Plan>(c.fft_size)),
+      plan_(std::make_unique<Plan>(c.fft_size, planning)),
       dc_pole_(static_cast<float>(c.dc_pole_q15 / 32768.0)),
       preemphasis_(static_cast<float>(c.preemphasis_q15 / 32768.0)),
       history_(c.window_samples()),

@@ -235,6 +235,13 @@ def test_alsa(earshotd, tmp, unplug_library):
 
 def main():
     mode, earshotd = sys.argv[1], os.path.abspath(sys.argv[2])
+    if mode == "bus" and os.environ.get("EARSHOT_EMULATOR"):
+        # As under the sanitizers (tests/CMakeLists.txt): a race against the clock.
+        print("SKIP: the bus test paces a recording in real time and has the client act within a "
+              "12 s gap; under qemu-user the speech-to-text decodes four times slower than real "
+              "time (its stt_nanoseconds), the queue fills and the gap is the emulator's to lose. "
+              "The D-Bus surface runs here in daemon_commands_test")
+        sys.exit(77)
     os.environ["EARSHOTD"] = earshotd
     with tempfile.TemporaryDirectory() as tmp:
         if mode == "bus":
