@@ -77,5 +77,4 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
       decoder, std::make_shared<const CommandGrammar>(config.command_sets), std::move(open)));
 }
 
-
 }  // namespace earshot::stt
