@@ -9,7 +9,12 @@ cd "$(dirname "$0")/.."
 jobs=$(nproc)
 
 if [ "${1:-}" = --arm64 ]; then
-  cmake -S . -B build-arm64 --toolchain cmake/aarch64-linux-gnu.cmake -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # The release build's flags without -g: GCC's code is the same with or without debug info, and
+  # the cross build compiles in a third less CPU time without it (docs/research/arm64.md).
+  nodebug="-O2 -DNDEBUG"
+  cmake -S . -B build-arm64 --toolchain cmake/aarch64-linux-gnu.cmake \
+    -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_FLAGS_RELWITHDEBINFO="$nodebug" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$nodebug" \
     -DEARSHOT_WERROR=ON -DEARSHOT_BUILD_BENCH=OFF >/dev/null
   cmake --build build-arm64 -j"$jobs"
   ctest --test-dir build-arm64 --output-on-failure -j"$jobs"
