@@ -27,6 +27,12 @@ MIN_DETECTED = 9          # of POSITIVES with the whole event sequence
 MAX_FALSE_WAKES = 1
 MAX_UTTERANCE_S = 8.0     # within stt.max_utterance_ms with room for the endpoint
 PAUSES_S = (0.0, 0.3, 0.6)
+# Under qemu-user (the aarch64 suite, EARSHOT_EMULATOR set) the first third of each kind, the same
+# sessions as natively: its run was 270 s for the 18, nearly all pocketsphinx's float decoding in
+# software floating point. The keyword spotter's and the VAD's decisions are the same integers on
+# both architectures (their golden tests); what is aarch64's own here is the decoder, which the
+# four requests still run through the cascade. MIN_DETECTED scales with the positives.
+EMULATED = (4, 2)
 
 
 def sox(*args):
@@ -133,6 +139,9 @@ def main():
     noises = sorted(os.path.join(noise_dir, f) for f in os.listdir(noise_dir))
     refs = load_references(data)
 
+    emulated = bool(os.environ.get("EARSHOT_EMULATOR"))
+    positives, negatives = EMULATED if emulated else (POSITIVES, NEGATIVES)
+    chosen = set(range(positives)) | set(range(POSITIVES, POSITIVES + negatives))
     keep = os.environ.get("EARSHOT_KEEP_SESSIONS")  # a directory to keep the sessions in
     with tempfile.TemporaryDirectory() as tmp:
         if keep:
@@ -140,6 +149,8 @@ def main():
             tmp = keep
         sessions = []
         for i, utterance in enumerate(utterances):
+            if i not in chosen:
+                continue
             keyword = keywords[i] if i < POSITIVES else None
             name = f"{'pos' if keyword else 'neg'}{i:02d}.wav"
             build_session(os.path.join(tmp, name), tmp, keyword, PAUSES_S[i % len(PAUSES_S)],
@@ -177,10 +188,11 @@ def main():
         print(f"{name}: {'EMPTY' if not text else 'ok'}  hyp '{text}'  ref '{' '.join(ref)}'")
 
     wer = 100.0 * errors / max(1, words)
-    print(f"positives with the whole sequence: {detected}/{POSITIVES}; "
-          f"negatives with a wake: {false_wakes}/{NEGATIVES}; WER of their transcripts {wer:.1f}%; "
+    print(f"positives with the whole sequence: {detected}/{positives}; "
+          f"negatives with a wake: {false_wakes}/{negatives}; WER of their transcripts {wer:.1f}%; "
           f"empty requests: {empty}")
-    ok = detected >= MIN_DETECTED and false_wakes <= MAX_FALSE_WAKES and empty == 0
+    ok = (detected >= MIN_DETECTED * positives // POSITIVES and false_wakes <= MAX_FALSE_WAKES
+          and empty == 0)
     return 0 if ok else 1
 
 
