@@ -3,7 +3,8 @@
 # UndefinedBehaviorSanitizer (build-asan/). Tests that need ../shared/data skip without it.
 # Usage: tools/test.sh [--arm64]
 #   --arm64  instead, cross-build for aarch64 (cmake/aarch64-linux-gnu.cmake) into build-arm64/ and
-#            run the same suite there under qemu-user (tools/setup.sh --arm64 installs them)
+#            run the same suite there under qemu-user (tools/setup.sh --arm64 installs them), the
+#            arm64 .deb's check included (deb_test)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
