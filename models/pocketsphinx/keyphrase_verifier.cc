@@ -65,11 +65,10 @@ std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t
   if (!checks(k) || samples.empty()) return std::nullopt;
   const int min_frames = 3 * static_cast<int>(PhoneCount(phones_[k]));
   std::lock_guard<std::mutex> lock(mutex_);
-  // A fresh stream per candidate: pocketsphinx keeps its noise estimate (-remove_noise) from one
-  // utterance of a stream to the next, so without it a candidate's score would depend on the
-  // candidates checked before it, of any keyword, however long ago.
-  if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_stream(decoder_) < 0 ||
-      ps_start_utt(decoder_) < 0) {
+  // One pocketsphinx stream for every candidate: its noise estimate (-remove_noise) carries over
+  // from the candidates before, converged on the audio's own noise. A fresh stream per candidate
+  // made every window's score its own but missed more (docs/research/wakeword.md).
+  if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
     return std::nullopt;
   }
   ps_process_raw(decoder_, samples.data(), samples.size(), FALSE, TRUE);
