@@ -102,15 +102,18 @@ SoundFile::SoundFile(SNDFILE* file, std::string path, int rate, int channels, in
       rate_(rate),
       channels_(channels),
       frames_(frames),
-      float_samples_(subtype == SF_FORMAT_FLOAT || subtype == SF_FORMAT_DOUBLE),
-      int16_samples_(subtype == SF_FORMAT_PCM_16) {}
+      subtype_(subtype) {}
 
 SoundFile::~SoundFile() { sf_close(file_); }
+
+bool SoundFile::int16_samples() const { return subtype_ == SF_FORMAT_PCM_16; }
 
 Result<size_t> SoundFile::Read(std::span<float> interleaved) {
   const sf_count_t want = static_cast<sf_count_t>(interleaved.size()) / channels_;
   const sf_count_t got = sf_readf_float(file_, interleaved.data(), want);
-  if (sf_error(file_) == SF_ERR_NO_ERROR && float_samples_) {
+  // Float or double data can hold NaN and infinities: checked as read.
+  const bool float_samples = subtype_ == SF_FORMAT_FLOAT || subtype_ == SF_FORMAT_DOUBLE;
+  if (sf_error(file_) == SF_ERR_NO_ERROR && float_samples) {
     const std::span<const float> samples(interleaved.data(), static_cast<size_t>(got) * channels_);
     if (const size_t bad = FirstNonFinite(samples); bad < samples.size()) {
       const int64_t frame = frames_read_ + static_cast<int64_t>(bad) / channels_;
@@ -124,7 +127,7 @@ Result<size_t> SoundFile::Read(std::span<float> interleaved) {
 }
 
 Result<size_t> SoundFile::Read(std::span<int16_t> interleaved) {
-  if (!int16_samples_) return FileError(path_, "not 16-bit PCM: read it as float");
+  if (!int16_samples()) return FileError(path_, "not 16-bit PCM: read it as float");
   const sf_count_t want = static_cast<sf_count_t>(interleaved.size()) / channels_;
   return Counted(sf_readf_short(file_, interleaved.data(), want), want);
 }

@@ -37,7 +37,7 @@ class SoundFile {
   Result<size_t> Read(std::span<float> interleaved);
   // 16-bit PCM (WAV, FLAC, ...): every sample is an int16, which Read(int16) gives as stored;
   // Read(float) gives it / 2^15, exactly.
-  bool int16_samples() const { return int16_samples_; }
+  bool int16_samples() const;
   // Reads up to interleaved.size() / channels() frames as stored, for int16_samples() files only
   // (libsndfile would scale other formats' samples); errors as Read(float).
   Result<size_t> Read(std::span<int16_t> interleaved);
@@ -53,8 +53,7 @@ class SoundFile {
   int channels_;
   int64_t frames_;
   int64_t frames_read_ = 0;
-  bool float_samples_;  // float or double data: it can hold NaN and infinities, checked as read
-  bool int16_samples_;
+  int subtype_;  // libsndfile's SF_FORMAT_SUBMASK bits of the file's format
 };
 
 }  // namespace earshot::audio
