@@ -111,6 +111,10 @@ constexpr std::array kOptions = {
     OptionSpec{"stt.command_bonus", T::kFloat, "1.5", 0.0, 1000.0, "", "",
                "The command classifier's log-probability bonus for the decoder's word (0: the "
                "classifier alone decides among the words; 1000: the decoder does)"},
+    OptionSpec{"stt.command_rescue", T::kFloat, "1", 0.5, 1.0, "", "",
+               "Command sets of the classifier's words: an utterance the decoder rejects, no "
+               "longer than the classifier's second, is that command when the classifier's most "
+               "probable class is a command word at this probability or more (1: never)"},
     OptionSpec{"stt.partial_interval_ms", T::kInt, "500", 0, 10000, "", "ms",
                "A partial transcript (final: false) at most this often during a request when it "
                "changed (0: final transcripts only)"},

@@ -225,6 +225,32 @@ TEST(CommandModel, BrokenFilesAreClearErrors) {
   EXPECT_NE(wrong_kind.error().message.find("computer.eshm"), std::string::npos);
 }
 
+// "other_words": words it knows that are no command, an output each after the command words'.
+TEST(CommandModel, OtherWordsAreOutputsAfterTheCommandWords) {
+  std::vector<Tensor> tensors = TinyModel();
+  tensors.push_back(Make("other_words", models::TensorType::kInt8, {3},
+                         std::vector<int8_t>{'d', 'o', 'g'}));
+  Replace(tensors, Float("out.weight", {3, 1}, {2.0F, -1.0F, 0.5F}));
+  Replace(tensors, Float("out.bias", {3}, {0.0F, 1.0F, 0.0F}));
+  auto model = CommandModel::Load(WriteModel("command-cnn", tensors, "other.eshm"), {});
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  EXPECT_EQ((*model)->words(), (std::vector<std::string>{"yes", "no"}));
+  EXPECT_EQ((*model)->others(), (std::vector<std::string>{"dog"}));
+  const std::vector<float> lp = (*model)->LogProbs(std::vector<int16_t>(16000, 100));
+  ASSERT_EQ(lp.size(), 3u);
+  double sum = 0;
+  for (const float v : lp) sum += std::exp(v);
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  // Without a row of its own, or named twice, it is refused.
+  std::vector<Tensor> short_rows = TinyModel();
+  short_rows.push_back(tensors.back());
+  EXPECT_NE(LoadError(short_rows, "short.eshm").find("expected [3x1]"), std::string::npos);
+  std::vector<Tensor> twice = tensors;
+  Replace(twice, Make("other_words", models::TensorType::kInt8, {3},
+                      std::vector<int8_t>{'y', 'e', 's'}));
+  EXPECT_NE(LoadError(twice, "twice.eshm").find("names 'yes' twice"), std::string::npos);
+}
+
 // TinyModel's network under `prefix`, with other output weights.
 std::vector<Tensor> SecondNetwork(const std::string& prefix) {
   std::vector<Tensor> net = TinyModel();
@@ -283,6 +309,45 @@ TEST(CommandFusion, TheDecodersWordGetsABonus) {
   EXPECT_EQ(FuseCommand(words, lp, "", 2.0).index, -1);
 }
 
+// A word the classifier knows that is no command ("dog", after the command words) rejects what
+// the decoder took for a command, unless the bonus carries the decoder's word past it.
+TEST(CommandFusion, AnotherWordItKnowsRejects) {
+  const std::vector<std::string> words = {"go", "down"};
+  const std::vector<float> lp = {std::log(0.2F), std::log(0.1F), std::log(0.7F)};  // go down dog
+  const FusedWord dog = FuseCommand(words, lp, "go", 1.0);  // 0.2 e = 0.54 < 0.7
+  EXPECT_EQ(dog.index, -1);
+  EXPECT_TRUE(dog.other);
+  EXPECT_NEAR(dog.probability, 0.7 / (0.2 * std::exp(1.0) + 0.1 + 0.7), 1e-6);
+  const FusedWord go = FuseCommand(words, lp, "go", 2.0);  // 0.2 e^2 = 1.48 > 0.7
+  EXPECT_EQ(go.index, 0);
+  EXPECT_FALSE(go.other);
+  EXPECT_FALSE(FuseCommand(words, lp, "", 2.0).other);  // the decoder heard nothing: it stands
+}
+
+// A rejected utterance is a command only when the classifier's most probable class is a command
+// word at the rescue probability or more.
+TEST(CommandFusion, RescueTakesOnlyAConfidentCommandWord) {
+  const std::vector<std::string> words = {"go", "down"};
+  const std::vector<float> lp = {std::log(0.85F), std::log(0.05F), std::log(0.1F)};  // go down dog
+  const FusedWord go = Rescue(words, lp, 0.8);
+  EXPECT_EQ(go.index, 0);
+  EXPECT_NEAR(go.probability, 0.85, 1e-6);
+  EXPECT_EQ(Rescue(words, lp, 0.9).index, -1);  // not that sure
+  const std::vector<float> dog = {std::log(0.05F), std::log(0.05F), std::log(0.9F)};
+  EXPECT_EQ(Rescue(words, dog, 0.5).index, -1);  // another word it knows
+  EXPECT_EQ(Rescue(words, {}, 0.5).index, -1);
+}
+
+TEST(CommandWindow, TheVoicedSpanIsWithin40dBOfTheLoudestHop) {
+  std::vector<int16_t> x(3200, 1);  // 20 hops; hops 5..9 loud
+  for (size_t i = 800; i < 1600; ++i) x[i] = 1000;
+  const VoicedSpan span = FindVoicedSpan(x);
+  EXPECT_EQ(span.begin, 800u);
+  EXPECT_EQ(span.end, 1600u);
+  const VoicedSpan silent = FindVoicedSpan(std::vector<int16_t>(480, 0));
+  EXPECT_EQ(silent.end - silent.begin, 480u);  // all of it
+}
+
 TEST(CommandModel, MatchesTheTrainingScript) {
   // The bundled model and its vectors, or a model the training smoke test just wrote.
   auto model = CommandModel::Load(
@@ -305,12 +370,14 @@ TEST(CommandModel, MatchesTheTrainingScript) {
     ASSERT_LE(first + count, x.size());
     const std::vector<float> lp =
         (*model)->LogProbs(std::span<const int16_t>(x).subspan(first, count));
-    ASSERT_EQ(lp.size(), 10u);
+    ASSERT_EQ(lp.size(), (*model)->words().size() + (*model)->others().size());
     for (const float v : lp) {
       float want = 0;
       s >> want;
       EXPECT_NEAR(v, want, 1e-3) << line;  // float32 here and in PyTorch, summed in other orders
     }
+    float extra = 0;
+    EXPECT_FALSE(s >> extra) << "more values than classes: " << line;
     ++checked;
   }
   EXPECT_EQ(checked, 2);

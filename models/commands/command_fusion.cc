@@ -10,8 +10,11 @@ namespace {
 class CommandFusionSession final : public SttSession {
  public:
   CommandFusionSession(std::unique_ptr<SttSession> decoder,
-                       std::shared_ptr<const CommandModel> classifier, double bonus)
-      : decoder_(std::move(decoder)), classifier_(std::move(classifier)), bonus_(bonus) {}
+                       std::shared_ptr<const CommandModel> classifier, double bonus, double rescue)
+      : decoder_(std::move(decoder)),
+        classifier_(std::move(classifier)),
+        bonus_(bonus),
+        rescue_(rescue) {}
 
   Status Begin() override {
     samples_.clear();
@@ -24,9 +27,20 @@ class CommandFusionSession final : public SttSession {
   std::string Partial() override { return decoder_->Partial(); }
   Result<SttResult> End() override {
     Result<SttResult> result = decoder_->End();
-    if (!result.ok() || result->text.empty()) return result;
+    if (!result.ok()) return result;
+    if (result->text.empty()) {
+      if (result->rejected) Rescued(*result);
+      return result;
+    }
     const FusedWord fused =
         FuseCommand(classifier_->words(), classifier_->LogProbs(samples_), result->text, bonus_);
+    if (fused.other) {  // the classifier knows it as a word that is no command
+      result->text.clear();
+      result->words.clear();
+      result->confidence = fused.probability;
+      result->rejected = true;
+      return result;
+    }
     if (fused.index < 0) return result;
     const std::string& word = classifier_->words()[static_cast<size_t>(fused.index)];
     result->text = word;
@@ -36,9 +50,24 @@ class CommandFusionSession final : public SttSession {
   }
 
  private:
+  // A rejected utterance the classifier knows as a command (Rescue): that command.
+  void Rescued(SttResult& result) const {
+    if (rescue_ >= 1.0 || !classifier_->Fits(samples_)) return;
+    const FusedWord rescued =
+        Rescue(classifier_->words(), classifier_->LogProbs(samples_), rescue_);
+    if (rescued.index < 0) return;
+    const std::string& word = classifier_->words()[static_cast<size_t>(rescued.index)];
+    const VoicedSpan span = FindVoicedSpan(samples_);
+    const double rate = classifier_->sample_rate();
+    const SttWord said{word, static_cast<double>(span.begin) / rate,
+                       static_cast<double>(span.end) / rate};
+    result = SttResult{word, rescued.probability, {said}, false, {}};
+  }
+
   std::unique_ptr<SttSession> decoder_;
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
+  double rescue_;
   std::vector<int16_t> samples_;  // the utterance so far
 };
 
@@ -53,11 +82,24 @@ FusedWord FuseCommand(const std::vector<std::string>& words, const std::vector<f
   const auto best = std::max_element(score.begin(), score.end());
   double sum = 0;
   for (const double s : score) sum += std::exp(s - *best);
-  return FusedWord{static_cast<int>(best - score.begin()), 1.0 / sum};
+  const auto index = static_cast<size_t>(best - score.begin());
+  if (index >= words.size()) return FusedWord{-1, 1.0 / sum, true};
+  return FusedWord{static_cast<int>(index), 1.0 / sum};
+}
+
+FusedWord Rescue(const std::vector<std::string>& words, const std::vector<float>& log_probs,
+                 double rescue) {
+  const auto best = std::max_element(log_probs.begin(), log_probs.end());
+  if (best == log_probs.end()) return {};
+  const auto index = static_cast<size_t>(best - log_probs.begin());
+  const double probability = std::exp(static_cast<double>(*best));
+  if (index >= words.size() || probability < rescue) return {};
+  return FusedWord{static_cast<int>(index), probability};
 }
 
 std::unique_ptr<SttSession> CommandFusionModel::NewSession() const {
-  return std::make_unique<CommandFusionSession>(decoder_->NewSession(), classifier_, bonus_);
+  return std::make_unique<CommandFusionSession>(decoder_->NewSession(), classifier_, bonus_,
+                                                rescue_);
 }
 
 }  // namespace earshot::stt

@@ -2,8 +2,13 @@
 // opinion. The decoder (any SttModel) decodes as it would alone; the session also keeps the
 // utterance's audio, and at End the command classifier (command_model.h) scores it: the word said
 // is the one with the highest classifier log-probability plus `bonus` if it is the decoder's word.
-// When the decoder heard no command word (silence, noise, a word outside the list), its result
-// stands: the classifier always names some word, so alone it would invent commands.
+// When that is one of the other words the classifier knows (CommandModel::others: "dog" where the
+// decoder heard "go"), the utterance is rejected: empty, `rejected`. When the decoder heard no
+// command word (silence, noise, a word outside the list), its result stands: the classifier always
+// names some word, so alone it would invent commands; except where the decoder rejected the
+// utterance (its out-of-grammar path won: command sets) and `rescue` < 1: a voiced span that fits
+// the classifier's window whose most probable class is a command word at `rescue` or more is that
+// word (Rescue).
 // On the 138 kws/train command clips, cross-validated by speaker (README): pocketsphinx alone
 // 87.0%, fused at the default bonus better (the training log, models/commands/commands_train.log).
 #pragma once
@@ -18,23 +23,34 @@ namespace earshot::stt {
 class CommandFusionModel final : public SttModel {
  public:
   CommandFusionModel(std::shared_ptr<const SttModel> decoder,
-                     std::shared_ptr<const CommandModel> classifier, double bonus)
-      : decoder_(std::move(decoder)), classifier_(std::move(classifier)), bonus_(bonus) {}
+                     std::shared_ptr<const CommandModel> classifier, double bonus,
+                     double rescue = 1.0)
+      : decoder_(std::move(decoder)),
+        classifier_(std::move(classifier)),
+        bonus_(bonus),
+        rescue_(rescue) {}
   std::unique_ptr<SttSession> NewSession() const override;
 
  private:
   std::shared_ptr<const SttModel> decoder_;
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
+  double rescue_;
 };
 
 // The word the fusion chooses among `words` (see above) and its probability after the bonus; index
-// -1 when `heard` is not one of them.
+// -1 when `heard` is not one of them, or when the choice is another word (`other`: log_probs holds
+// the other words' after the command words').
 struct FusedWord {
   int index = -1;
   double probability = 0;
+  bool other = false;
 };
 FusedWord FuseCommand(const std::vector<std::string>& words, const std::vector<float>& log_probs,
                       const std::string& heard, double bonus);
+// The command word of a rejected utterance (see above): none unless the most probable class of
+// `log_probs` (words' then the other words') is one of `words` at `rescue` or more.
+FusedWord Rescue(const std::vector<std::string>& words, const std::vector<float>& log_probs,
+                 double rescue);
 
 }  // namespace earshot::stt

@@ -17,23 +17,39 @@ constexpr int kMaxMembers = 8;
 // Member m's tensor names start with this: none for the first, "m1.", "m2.", ... after it.
 std::string MemberPrefix(int m) { return m == 0 ? "" : "m" + std::to_string(m) + "."; }
 
-Result<std::vector<std::string>> ReadWords(const models::ModelFile& file) {
-  Result<std::vector<uint32_t>> dims = file.Dims("words");
+// The names of tensor `name` ('|'-separated printable ASCII).
+Result<std::vector<std::string>> ReadNames(const models::ModelFile& file, const std::string& name) {
+  Result<std::vector<uint32_t>> dims = file.Dims(name);
   if (!dims.ok()) return dims.error();
-  if (dims->size() != 1) return file.Fail("tensor 'words' must be 1-D");
-  Result<std::vector<int8_t>> bytes = file.Read<int8_t>("words", *dims);
+  if (dims->size() != 1) return file.Fail("tensor '" + name + "' must be 1-D");
+  Result<std::vector<int8_t>> bytes = file.Read<int8_t>(name, *dims);
   if (!bytes.ok()) return bytes.error();
   const std::string text(bytes->begin(), bytes->end());
   if (!std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 0x7f; })) {
-    return file.Fail("tensor 'words' holds a byte that is not a printable ASCII letter");
+    return file.Fail("tensor '" + name + "' holds a byte that is not a printable ASCII letter");
   }
-  const std::vector<std::string> words = SplitWords(text);  // stt.words' own format
-  if (words.size() > kMaxWords) return file.Fail("more than 256 words");
-  for (size_t i = 0; i < words.size(); ++i) {
-    if (words[i].empty()) return file.Fail("tensor 'words' has an empty word");
-    if (std::find(words.begin(), words.begin() + static_cast<long>(i), words[i]) !=
-        words.begin() + static_cast<long>(i)) {
-      return file.Fail("tensor 'words' names '" + words[i] + "' twice");
+  std::vector<std::string> words = SplitWords(text);  // stt.words' own format
+  if (std::any_of(words.begin(), words.end(), [](const std::string& w) { return w.empty(); })) {
+    return file.Fail("tensor '" + name + "' has an empty word");
+  }
+  return words;
+}
+
+// The command words ("words"), then the other classes ("other_words", optional): one output each.
+Result<std::vector<std::string>> ReadClasses(const models::ModelFile& file, size_t* commands) {
+  Result<std::vector<std::string>> words = ReadNames(file, "words");
+  if (!words.ok()) return words.error();
+  *commands = words->size();
+  if (file.Has("other_words")) {
+    Result<std::vector<std::string>> others = ReadNames(file, "other_words");
+    if (!others.ok()) return others.error();
+    words->insert(words->end(), others->begin(), others->end());
+  }
+  if (words->size() > kMaxWords) return file.Fail("more than 256 words");
+  for (size_t i = 0; i < words->size(); ++i) {
+    const auto before = words->begin() + static_cast<long>(i);
+    if (std::find(words->begin(), before, (*words)[i]) != before) {
+      return file.Fail("tensor 'words' or 'other_words' names '" + (*words)[i] + "' twice");
     }
   }
   return words;
@@ -41,7 +57,7 @@ Result<std::vector<std::string>> ReadWords(const models::ModelFile& file) {
 
 }  // namespace
 
-std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t length) {
+VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
   constexpr size_t kHop = 160;
   const size_t hops = (samples.size() + kHop - 1) / kHop;
   std::vector<int64_t> power(hops, 0);  // per hop, the sum of squares (the ratios matter)
@@ -54,7 +70,11 @@ std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t leng
     last = hops - 1 -
            static_cast<size_t>(std::find_if(power.rbegin(), power.rend(), voiced) - power.rbegin());
   }
-  const size_t a = first * kHop, b = std::min(samples.size(), (last + 1) * kHop);
+  return {first * kHop, std::min(samples.size(), (last + 1) * kHop)};
+}
+
+std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t length) {
+  const auto [a, b] = FindVoicedSpan(samples);
   std::vector<int16_t> out(length, 0);
   const size_t span = b > a ? b - a : 0;
   if (span >= length) {  // centred on the span's middle
@@ -79,8 +99,9 @@ Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
       models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, front_end);
   if (!file.ok()) return file.error();
   if (Status valid = front_end.Validate(); !valid.ok()) return valid.error();
-  Result<std::vector<std::string>> words = ReadWords(*file);
-  if (!words.ok()) return words.error();
+  size_t commands = 0;
+  Result<std::vector<std::string>> classes = ReadClasses(*file, &commands);
+  if (!classes.ok()) return classes.error();
   Result<std::vector<int32_t>> input = file->Read<int32_t>("command_input", {3});
   if (!input.ok()) return input.error();
   const int frames = (*input)[0], range_db = (*input)[1], step_db = (*input)[2];
@@ -95,12 +116,15 @@ Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
     if (m == kMaxMembers) return file->Fail("more than 8 networks");
     Result<models::Conv2dNet> net =
         models::Conv2dNet::Load(*file, MemberPrefix(m), file->features().mel_bands, frames,
-                                static_cast<int>(words->size()));
+                                static_cast<int>(classes->size()));
     if (!net.ok()) return net.error();
     members.push_back(std::move(net).value());
   }
-  return std::shared_ptr<const CommandModel>(new CommandModel(
-      std::move(members), std::move(words).value(), front_end, frames, range_db, step_db));
+  std::vector<std::string> words(classes->begin(), classes->begin() + static_cast<long>(commands));
+  std::vector<std::string> others(classes->begin() + static_cast<long>(commands), classes->end());
+  return std::shared_ptr<const CommandModel>(new CommandModel(std::move(members), std::move(words),
+                                                              std::move(others), front_end, frames,
+                                                              range_db, step_db));
 }
 
 std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
@@ -126,11 +150,17 @@ std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
   return db;
 }
 
+bool CommandModel::Fits(std::span<const int16_t> samples) const {
+  const VoicedSpan span = FindVoicedSpan(samples);
+  const auto window = static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
+  return span.end - span.begin <= window;
+}
+
 std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) const {
   const size_t length =
       static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
   const std::vector<float> inputs = Inputs(CommandWindow(samples, length));
-  std::vector<double> mean(words_.size(), 0.0);  // the members' mean probability per word
+  std::vector<double> mean(words_.size() + others_.size(), 0.0);  // the members' mean, per class
   for (const models::Conv2dNet& net : members_) {
     const std::vector<float> logits = net.Run(inputs);
     const double top = *std::max_element(logits.begin(), logits.end());
@@ -139,7 +169,7 @@ std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) cons
     const double sum = std::accumulate(odds.begin(), odds.end(), 0.0);
     for (size_t i = 0; i < odds.size(); ++i) mean[i] += odds[i] / sum;
   }
-  std::vector<float> log_probs(words_.size());
+  std::vector<float> log_probs(mean.size());
   for (size_t i = 0; i < mean.size(); ++i) {
     log_probs[i] = static_cast<float>(std::log(mean[i] / static_cast<double>(members_.size())));
   }

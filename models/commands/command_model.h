@@ -8,9 +8,11 @@
 // an ensemble of Conv2dNets (models/conv2d_net.h) over bands x frames, each with a softmax over the
 // words; the log of their mean probability.
 //
-// Tensors besides the networks': "words" int8 [n] (the words, '|'-separated, one per output),
-// "command_input" int32 [3] = {frames, range_db, step_db}. The first network's names have no
-// prefix, the others' "m1.", "m2.", ... (at most 8 networks). Immutable and shared.
+// Tensors besides the networks': "words" int8 [n] (the command words, '|'-separated, an output
+// each), optionally "other_words" (words it knows that are no command, an output each after the
+// command words': what the decoder takes for a command and the classifier knows as another word is
+// rejected), "command_input" int32 [3] = {frames, range_db, step_db}. The first network's names
+// have no prefix, the others' "m1.", "m2.", ... (at most 8 networks). Immutable and shared.
 #pragma once
 
 #include <cstdint>
@@ -29,21 +31,35 @@ namespace earshot::stt {
 // length stays where it is; longer audio is cut around its voiced span (the 10 ms hops within
 // 40 dB of the loudest), centred.
 std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t length);
+// The voiced span of `samples` in samples, [begin, end): from the first to the last 10 ms hop
+// within 40 dB of the loudest (all of it when every sample is 0).
+struct VoicedSpan {
+  size_t begin = 0, end = 0;
+};
+VoicedSpan FindVoicedSpan(std::span<const int16_t> samples);
 
 class CommandModel {
  public:
   static Result<std::shared_ptr<const CommandModel>> Load(
       const std::string& path, const features::FrontEndConfig& front_end);
 
+  // The command words; the other words it knows (none in a model without "other_words").
   const std::vector<std::string>& words() const { return words_; }
-  // Log-probabilities over words() of the command in `samples` (the front end's rate, mono).
+  const std::vector<std::string>& others() const { return others_; }
+  // Log-probabilities over words() then others() of the command in `samples` (the front end's
+  // rate, mono).
   std::vector<float> LogProbs(std::span<const int16_t> samples) const;
+  // Whether the voiced span of `samples` fits the window the classifier reads whole.
+  bool Fits(std::span<const int16_t> samples) const;
+  double sample_rate() const { return front_end_.sample_rate_hz; }
 
  private:
   CommandModel(std::vector<models::Conv2dNet> members, std::vector<std::string> words,
-               const features::FrontEndConfig& front_end, int frames, int range_db, int step_db)
+               std::vector<std::string> others, const features::FrontEndConfig& front_end,
+               int frames, int range_db, int step_db)
       : members_(std::move(members)),
         words_(std::move(words)),
+        others_(std::move(others)),
         front_end_(front_end),
         frames_(frames),
         range_db_(range_db),
@@ -52,6 +68,7 @@ class CommandModel {
 
   std::vector<models::Conv2dNet> members_;
   std::vector<std::string> words_;
+  std::vector<std::string> others_;
   features::FrontEndConfig front_end_;
   int frames_, range_db_, step_db_;
 };

@@ -62,7 +62,8 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
   auto classifier = CommandClassifier(config);
   if (!classifier.ok()) return classifier.error();
   if (*classifier != nullptr) {
-    decoder = std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus);
+    decoder = std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus,
+                                                   config.command_rescue);
   }
   if (config.command_sets.empty()) return decoder;
   std::shared_ptr<const SttModel> open;

@@ -88,6 +88,7 @@ struct SttConfig {
   std::string command_model;
   bool command_model_named = false;  // set in the config: the words must then be its words
   double command_bonus = 1.5;        // stt.command_bonus
+  double command_rescue = 1.0;       // stt.command_rescue (1: off)
   features::FrontEndConfig features;  // the front end the command classifier reads
 
   // The grammar, the words and the command sets exclude each other.

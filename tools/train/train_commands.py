@@ -20,8 +20,9 @@ Network: four convolutions over bands x frames (5x5 stride 2, 3x3 stride 2, 3x3 
 frames, one linear layer. Float32 weights: it runs once per command (about 5 M multiply-adds per
 network). An ensemble of --members such networks, each trained with its own seed; its
 log-probabilities are those of the members' mean probability.
-Classes: every word of kws/train (35), then one per --extra folder; the file keeps the rows of the
-command words only, and the log-probabilities are over those.
+Classes: every word of kws/train (35: the ten command words first), then one per --extra folder
+(named by the folder); the file keeps every class, so that a word the classifier knows is not a
+command can reject what the decoder took for one (command_fusion.h).
 Data (from --data, read in place): kws/train's clips (kws/dev is the evaluation protocol's), each
 with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-30 dB, gain), and
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
@@ -236,25 +237,26 @@ def train_members(pools, classes, args, seed):
 
 
 def log_probs(nets, logmel_q8):
-    """Log-probabilities over the command words (the rows the file keeps) of (n, FRAMES, 40): the
-    log of the members' mean probability."""
+    """Log-probabilities over every class (the rows the file keeps; the command words first) of
+    (n, FRAMES, 40): the log of the members' mean probability."""
     x = normalise(logmel_q8)
     with torch.no_grad():
-        each = torch.stack([torch.log_softmax(net(x)[:, :len(COMMANDS)], dim=1) for net in nets])
+        each = torch.stack([torch.log_softmax(net(x), dim=1) for net in nets])
         return (torch.logsumexp(each, dim=0) - np.log(len(nets))).numpy()
 
 
-def fused(lp, hyps, bonus):
-    """command_fusion.h's choice: the classifier's log-probability plus `bonus` for the decoder's
-    word; no word when the decoder heard none."""
+def fused(lp, hyps, bonus, names):
+    """command_fusion.h's choice: the class of the highest log-probability plus `bonus` for the
+    decoder's word; no word when the decoder heard none or that class is no command word."""
     out = []
     for row, h in zip(lp, hyps):
-        score = row + bonus * np.array([w == h for w in COMMANDS])
-        out.append(COMMANDS[int(score.argmax())] if h else "")
+        score = row + bonus * np.array([w == h for w in names])
+        best = names[int(score.argmax())]
+        out.append(best if h and best in COMMANDS else "")
     return out
 
 
-def cross_validate(args, real, paths, words, classes_of, classes, n_real, others, log):
+def cross_validate(args, real, paths, words, classes_of, names, n_real, others, log):
     speakers = [os.path.basename(q).split("_nohash_")[0] for q in paths]
     rng = np.random.default_rng(SEED)
     spk = sorted(set(speakers))
@@ -262,16 +264,20 @@ def cross_validate(args, real, paths, words, classes_of, classes, n_real, others
     fold_of = {s: k % args.folds for k, s in enumerate(spk)}
     fold = np.array([fold_of[s] for s in speakers])
     is_cmd = np.array([w in COMMANDS for w in words])
-    lp = np.zeros((len(words), len(COMMANDS)))
+    lp = np.zeros((len(words), len(names)))
     for k in range(args.folds):
         nets = train_members([(real[fold != k], classes_of[fold != k], n_real)] + others,
-                             classes, args, SEED + k)
-        held = np.flatnonzero((fold == k) & is_cmd)
+                             len(names), args, SEED + k)
+        held = np.flatnonzero(fold == k)
         lp[held] = log_probs(nets, real[held, 0])
     cmd = np.flatnonzero(is_cmd)
-    right = sum(COMMANDS[int(lp[i].argmax())] == words[i] for i in cmd)
+    right = sum(COMMANDS[int(lp[i, :len(COMMANDS)].argmax())] == words[i] for i in cmd)
     log(f"cross-validation ({args.folds} speaker folds): classifier alone {right}/{len(cmd)} "
-        f"({100 * right / len(cmd):.1f}%) of the command clips")
+        f"({100 * right / len(cmd):.1f}%) of the command clips (the most probable command word)")
+    other = np.flatnonzero(~is_cmd)
+    known = sum(names[int(lp[i].argmax())] not in COMMANDS for i in other)
+    log(f"  the other words' clips whose most probable class is no command word: {known}/"
+        f"{len(other)} ({100 * known / max(1, len(other)):.1f}%)")
     if args.ps_hyps:
         hyp = dict((line.rstrip("\n").split("\t") + [""])[:2] for line in open(args.ps_hyps))
         ids = [clip_id(paths[i]) for i in cmd]
@@ -281,7 +287,7 @@ def cross_validate(args, real, paths, words, classes_of, classes, n_real, others
         alone = sum(hyp[i].strip() == words[c] for i, c in zip(ids, cmd))
         log(f"  decoder alone ({args.ps_hyps}): {alone}/{len(cmd)} ({100 * alone / len(cmd):.1f}%)")
         for bonus in BONUSES:
-            got = fused(lp[cmd], [hyp[i].strip() for i in ids], bonus)
+            got = fused(lp[cmd], [hyp[i].strip() for i in ids], bonus, names)
             right = sum(g == words[c] for g, c in zip(got, cmd))
             log(f"  fused, bonus {bonus:g}: {right}/{len(cmd)} ({100 * right / len(cmd):.1f}%)")
 
@@ -291,11 +297,16 @@ def member_prefix(m):
     return f"m{m}." if m else ""
 
 
-def export(path, nets, log):
-    """The file command_model.cc reads: per member, batch norm folded into the convolutions and the
-    command rows of the output layer."""
-    items = [("words", np.frombuffer("|".join(COMMANDS).encode(), np.int8)),
-             ("command_input", np.array([FRAMES, RANGE_DB, STEP_DB], np.int32))]
+def export(path, nets, names, log):
+    """The file command_model.cc reads: the class names, then per member batch norm folded into the
+    convolutions and the output layer."""
+    assert names[:len(COMMANDS)] == COMMANDS
+    def text(words):
+        return np.frombuffer("|".join(words).encode(), np.int8)
+    items = [("words", text(COMMANDS))]
+    if len(names) > len(COMMANDS):
+        items.append(("other_words", text(names[len(COMMANDS):])))
+    items.append(("command_input", np.array([FRAMES, RANGE_DB, STEP_DB], np.int32)))
     for m, net in enumerate(nets):
         pre, mods = member_prefix(m), list(net.convs)
         for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
@@ -306,20 +317,20 @@ def export(path, nets, log):
             items += [(f"{pre}c{layer}.weight", w.numpy().astype(np.float32)),
                       (f"{pre}c{layer}.bias", b.numpy().astype(np.float32)),
                       (f"{pre}c{layer}.conv", conv_params)]
-        rows = len(COMMANDS)
-        items += [(f"{pre}out.weight", net.out.weight.detach()[:rows].numpy().astype(np.float32)),
-                  (f"{pre}out.bias", net.out.bias.detach()[:rows].numpy().astype(np.float32))]
+        items += [(f"{pre}out.weight", net.out.weight.detach().numpy().astype(np.float32)),
+                  (f"{pre}out.bias", net.out.bias.detach().numpy().astype(np.float32))]
     vad_export.write_tensors(path, "command-cnn", items)
     log(f"wrote {path} ({len(nets)} members, {os.path.getsize(path)} bytes)")
 
 
 def import_model(path):
     """The members of an exported file (export's inverse): their folded convolutions with batch
-    norm that does nothing, in eval mode. Only the command rows of the output layer are there."""
+    norm that does nothing, in eval mode."""
     t = vad_export.read_tensors(path)
     nets = []
     while f"{member_prefix(len(nets))}c0.weight" in t:
-        pre, net = member_prefix(len(nets)), Net(len(COMMANDS))
+        pre = member_prefix(len(nets))
+        net = Net(t[f"{pre}out.bias"].shape[0])
         mods = list(net.convs)
         with torch.no_grad():
             for layer, (conv, bn) in enumerate(zip(mods[0::3], mods[1::3])):
@@ -340,7 +351,7 @@ def write_vectors(path, earshot, nets, sample):
     x = audio_io.read_audio(sample).astype(np.float64)
     with open(path, "w") as f:
         f.write("# earshot command model test vectors (tools/train/train_commands.py): "
-                "first_sample sample_count | log-probabilities of the command words\n")
+                "first_sample sample_count | log-probabilities of the model's words\n")
         for start, count in ((0, len(x)), (0, 12800)):
             lp = log_probs(nets, audio_io.logmel(earshot, command_window(x[start:start + count]))[None])
             f.write(f"{start} {count} | " + " ".join(f"{v:.6f}" for v in lp[0]) + "\n")
@@ -431,17 +442,17 @@ def main():
     extra_classes = [d for d in args.extra.split(",") if d] if args.extra != "none" else []
     if extra_classes:
         others.append(extra(args, extra_classes, len(vocab), log) + (args.extra_per_batch,))
-    classes = len(vocab) + len(extra_classes)
+    names = vocab + extra_classes
     if args.folds:
-        cross_validate(args, real, paths, words, classes_of, classes, n_real, others, log)
-    nets = train_members([(real, classes_of, n_real)] + others, classes, args, SEED)
-    export(args.out, nets, log)
+        cross_validate(args, real, paths, words, classes_of, names, n_real, others, log)
+    nets = train_members([(real, classes_of, n_real)] + others, len(names), args, SEED)
+    export(args.out, nets, names, log)
     dev = augment.list_audio(args.data, "kws/dev")
     dev = [q for q in dev if os.path.basename(os.path.dirname(q)) in COMMANDS]
     if dev:
         lp = log_probs(nets, features(args, dev, 0, SEED, log, "kws/dev commands")[:, 0])
-        right = sum(COMMANDS[int(r.argmax())] == os.path.basename(os.path.dirname(q))
-                    for r, q in zip(lp, dev))
+        right = sum(COMMANDS[int(r[:len(COMMANDS)].argmax())]
+                    == os.path.basename(os.path.dirname(q)) for r, q in zip(lp, dev))
         log(f"kws/dev command clips, classifier alone: {right}/{len(dev)}")
     if args.vectors:
         write_vectors(args.vectors, args.earshot, nets, sample)
