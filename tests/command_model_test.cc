@@ -348,6 +348,74 @@ TEST(CommandWindow, TheVoicedSpanIsWithin40dBOfTheLoudestHop) {
   EXPECT_EQ(silent.end - silent.begin, 480u);  // all of it
 }
 
+// A decoder that gives one result, whatever it hears.
+class FixedDecoder final : public SttModel {
+ public:
+  explicit FixedDecoder(SttResult result) : result_(std::move(result)) {}
+  std::unique_ptr<SttSession> NewSession() const override {
+    struct Session final : SttSession {
+      SttResult result;
+      Status Begin() override { return OkStatus(); }
+      Status Feed(std::span<const int16_t>) override { return OkStatus(); }
+      std::string Partial() override { return ""; }
+      Result<SttResult> End() override { return result; }
+    };
+    auto session = std::make_unique<Session>();
+    session->result = result_;
+    return session;
+  }
+
+ private:
+  SttResult result_;
+};
+
+// The fused session on `samples` with `decoder`'s result and a classifier of yes, no and the
+// other word dog whose probabilities are its biases' softmax (its weights 0).
+SttResult Fused(const SttResult& decoder, std::vector<float> biases, double bonus, double rescue,
+                const std::vector<int16_t>& samples) {
+  std::vector<Tensor> tensors = TinyModel();
+  tensors.push_back(Make("other_words", models::TensorType::kInt8, {3},
+                         std::vector<int8_t>{'d', 'o', 'g'}));
+  Replace(tensors, Float("out.weight", {3, 1}, {0.0F, 0.0F, 0.0F}));
+  Replace(tensors, Float("out.bias", {3}, std::move(biases)));
+  auto classifier = CommandModel::Load(WriteModel("command-cnn", tensors, "fused.eshm"), {});
+  EXPECT_TRUE(classifier.ok()) << classifier.error().message;
+  CommandFusionModel model(std::make_shared<FixedDecoder>(decoder), *classifier, bonus, rescue);
+  auto session = model.NewSession();
+  EXPECT_TRUE(session->Begin().ok());
+  EXPECT_TRUE(session->Feed(samples).ok());
+  Result<SttResult> result = session->End();
+  EXPECT_TRUE(result.ok());
+  return *result;
+}
+
+TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
+  std::vector<int16_t> word(16000, 1);  // 0.3 s of voice in a second
+  for (size_t i = 4800; i < 9600; ++i) word[i] = static_cast<int16_t>(i % 2 ? 3000 : -3000);
+  const SttResult yes{"yes", 1, {SttWord{"yes", 0.3, 0.6}}, false, {}};
+  const SttResult rejected{"", 0, {}, true, {}};
+  // "dog" at 0.7 over "yes" at 0.2 e^1 = 0.54: rejected; at bonus 2, 0.2 e^2 = 1.48: yes.
+  const std::vector<float> dog = {std::log(0.2F), std::log(0.1F), std::log(0.7F)};
+  const SttResult other = Fused(yes, dog, 1.0, 1.0, word);
+  EXPECT_TRUE(other.rejected);
+  EXPECT_EQ(other.text, "");
+  EXPECT_TRUE(other.words.empty());
+  EXPECT_EQ(Fused(yes, dog, 2.0, 1.0, word).text, "yes");
+  // Rejected by the decoder, "yes" at 0.9: a command at rescue 0.8, timed by its voice; not at 1.
+  const std::vector<float> sure = {std::log(0.9F), std::log(0.05F), std::log(0.05F)};
+  const SttResult rescued = Fused(rejected, sure, 1.5, 0.8, word);
+  EXPECT_FALSE(rescued.rejected);
+  EXPECT_EQ(rescued.text, "yes");
+  ASSERT_EQ(rescued.words.size(), 1u);
+  EXPECT_NEAR(rescued.words[0].start, 0.3, 1e-9);
+  EXPECT_NEAR(rescued.words[0].end, 0.6, 1e-9);
+  EXPECT_NEAR(rescued.confidence, 0.9, 1e-5);
+  EXPECT_TRUE(Fused(rejected, sure, 1.5, 1.0, word).rejected);
+  // Voice longer than the classifier's second is no command to rescue.
+  std::vector<int16_t> sentence(48000, 3000);
+  EXPECT_TRUE(Fused(rejected, sure, 1.5, 0.8, sentence).rejected);
+}
+
 TEST(CommandModel, MatchesTheTrainingScript) {
   // The bundled model and its vectors, or a model the training smoke test just wrote.
   auto model = CommandModel::Load(

@@ -52,12 +52,13 @@ class CommandFusionSession final : public SttSession {
  private:
   // A rejected utterance the classifier knows as a command (Rescue): that command.
   void Rescued(SttResult& result) const {
-    if (rescue_ >= 1.0 || !classifier_->Fits(samples_)) return;
+    if (rescue_ >= 1.0) return;
+    const VoicedSpan span = FindVoicedSpan(samples_);
+    if (span.end - span.begin > classifier_->window_samples()) return;  // longer than a command
     const FusedWord rescued =
         Rescue(classifier_->words(), classifier_->LogProbs(samples_), rescue_);
     if (rescued.index < 0) return;
     const std::string& word = classifier_->words()[static_cast<size_t>(rescued.index)];
-    const VoicedSpan span = FindVoicedSpan(samples_);
     const double rate = classifier_->sample_rate();
     const SttWord said{word, static_cast<double>(span.begin) / rate,
                        static_cast<double>(span.end) / rate};

@@ -150,16 +150,8 @@ std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
   return db;
 }
 
-bool CommandModel::Fits(std::span<const int16_t> samples) const {
-  const VoicedSpan span = FindVoicedSpan(samples);
-  const auto window = static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
-  return span.end - span.begin <= window;
-}
-
 std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) const {
-  const size_t length =
-      static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
-  const std::vector<float> inputs = Inputs(CommandWindow(samples, length));
+  const std::vector<float> inputs = Inputs(CommandWindow(samples, window_samples()));
   std::vector<double> mean(words_.size() + others_.size(), 0.0);  // the members' mean, per class
   for (const models::Conv2dNet& net : members_) {
     const std::vector<float> logits = net.Run(inputs);

@@ -49,8 +49,10 @@ class CommandModel {
   // Log-probabilities over words() then others() of the command in `samples` (the front end's
   // rate, mono).
   std::vector<float> LogProbs(std::span<const int16_t> samples) const;
-  // Whether the voiced span of `samples` fits the window the classifier reads whole.
-  bool Fits(std::span<const int16_t> samples) const;
+  // The window it reads (CommandWindow's length), in samples; the front end's rate.
+  size_t window_samples() const {
+    return static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
+  }
   double sample_rate() const { return front_end_.sample_rate_hz; }
 
  private:
