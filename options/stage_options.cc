@@ -78,6 +78,7 @@ Result<stt::SttConfig> BindStt(const config::Config& config) {
   c.command_model_named = !config.String("stt.command_model").empty();
   c.command_bonus = config.Float("stt.command_bonus");
   c.command_rescue = config.Float("stt.command_rescue");
+  c.command_apart = config.Float("stt.command_apart");
   c.command_word_cost = config.Float("stt.command_word_cost");
   c.command_garbage_ms = Int(config, "stt.command_garbage_ms");
   c.command_pause_ms = Int(config, "stt.command_pause_ms");

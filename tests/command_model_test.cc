@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "models/commands/command_fusion.h"
+#include "models/commands/command_sequence.h"
 #include "models/conv2d_net.h"
 #include "tests/from_env.h"
 #include "tests/model_writer.h"
@@ -371,22 +372,32 @@ class FixedDecoder final : public SttModel {
 
 // The fused session on `samples` with `decoder`'s result and a classifier of yes, no and the
 // other word dog whose probabilities are its biases' softmax (its weights 0).
-SttResult Fused(const SttResult& decoder, std::vector<float> biases, double bonus, double rescue,
-                const std::vector<int16_t>& samples) {
+std::shared_ptr<const CommandModel> BiasClassifier(std::vector<float> biases) {
   std::vector<Tensor> tensors = TinyModel();
   tensors.push_back(Make("other_words", models::TensorType::kInt8, {3},
                          std::vector<int8_t>{'d', 'o', 'g'}));
   Replace(tensors, Float("out.weight", {3, 1}, {0.0F, 0.0F, 0.0F}));
   Replace(tensors, Float("out.bias", {3}, std::move(biases)));
-  auto classifier = CommandModel::Load(WriteModel("command-cnn", tensors, "fused.eshm"), {});
+  auto classifier = CommandModel::Load(WriteModel("command-cnn", tensors, "biases.eshm"), {});
   EXPECT_TRUE(classifier.ok()) << classifier.error().message;
-  CommandFusionModel model(std::make_shared<FixedDecoder>(decoder), *classifier, bonus, rescue);
+  return *classifier;
+}
+
+// `model`'s session over `samples`.
+SttResult Decoded(const SttModel& model, const std::vector<int16_t>& samples) {
   auto session = model.NewSession();
   EXPECT_TRUE(session->Begin().ok());
   EXPECT_TRUE(session->Feed(samples).ok());
   Result<SttResult> result = session->End();
   EXPECT_TRUE(result.ok());
   return *result;
+}
+
+SttResult Fused(const SttResult& decoder, std::vector<float> biases, double bonus, double rescue,
+                const std::vector<int16_t>& samples) {
+  const CommandFusionModel model(std::make_shared<FixedDecoder>(decoder),
+                                 BiasClassifier(std::move(biases)), bonus, rescue);
+  return Decoded(model, samples);
 }
 
 TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
@@ -414,6 +425,77 @@ TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
   // Voice longer than the classifier's second is no command to rescue.
   std::vector<int16_t> sentence(48000, 3000);
   EXPECT_TRUE(Fused(rejected, sure, 1.5, 0.8, sentence).rejected);
+}
+
+// `bursts` of loud voice (start, length in samples) over a floor of `floor` (alternating sign).
+std::vector<int16_t> Bursts(size_t length, int16_t floor,
+                            const std::vector<std::pair<size_t, size_t>>& bursts) {
+  std::vector<int16_t> x(length);
+  for (size_t i = 0; i < length; ++i) x[i] = static_cast<int16_t>(i % 2 ? floor : -floor);
+  for (const auto& [start, n] : bursts) {
+    for (size_t i = start; i < start + n; ++i) x[i] = static_cast<int16_t>(i % 2 ? 3000 : -3000);
+  }
+  return x;
+}
+
+TEST(CommandWindow, SplitAtPausesPartsWordsSaidApart) {
+  // Three words, 200 ms apart; the second has a 50 ms gap inside (a stop's closure).
+  const std::vector<int16_t> x =
+      Bursts(16000, 1, {{1600, 3200}, {8000, 1600}, {10400, 1600}, {15200, 320}});
+  std::vector<VoicedSpan> pieces = SplitAtPauses(x, 1600);
+  ASSERT_EQ(pieces.size(), 3u);
+  EXPECT_EQ(pieces[0].begin, 0u);
+  EXPECT_EQ(pieces[0].end, 6400u);  // the middle of the pause from 4800 to 8000
+  EXPECT_EQ(pieces[1].begin, 6400u);
+  EXPECT_EQ(pieces[1].end, 13600u);  // 12000 .. 15200
+  EXPECT_EQ(pieces[2].begin, 13600u);
+  EXPECT_EQ(pieces[2].end, 16000u);
+  // Over a noise floor 30 dB down the pauses still part them; a shorter least pause joins none.
+  EXPECT_EQ(SplitAtPauses(Bursts(16000, 95, {{1600, 3200}, {8000, 1600}}), 1600).size(), 2u);
+  EXPECT_EQ(SplitAtPauses(x, 4000).size(), 1u);  // no pause that long
+  EXPECT_EQ(SplitAtPauses(std::vector<int16_t>(), 1600).size(), 0u);
+}
+
+TEST(CommandSequence, WordsSaidApartAreTheClassifiersWhenASetSaysThem) {
+  Result<CommandSet> set = ParseCommandSet("pair", "intent pair\n  yes (yes | no)\n", "pair");
+  ASSERT_TRUE(set.ok()) << set.error().message;
+  const CommandGrammar grammar({*set});
+  // Every piece is "yes" at 0.9, 0.9 / 0.95 among the set's words yes and no (the classifier's
+  // probabilities are its biases; dog is no word of the set).
+  const auto classifier =
+      BiasClassifier({std::log(0.9F), std::log(0.05F), std::log(0.05F)});
+  const std::vector<int16_t> two = Bursts(16000, 1, {{1600, 3200}, {8000, 1600}});
+  const std::optional<SttResult> heard = WordsApart(*classifier, grammar, two, 0.8);
+  ASSERT_TRUE(heard.has_value());
+  EXPECT_EQ(heard->text, "yes yes");
+  EXPECT_FALSE(heard->rejected);
+  EXPECT_NEAR(heard->confidence, (0.9 / 0.95) * (0.9 / 0.95), 1e-5);
+  ASSERT_EQ(heard->words.size(), 2u);
+  EXPECT_NEAR(heard->words[0].start, 0.1, 1e-9);
+  EXPECT_NEAR(heard->words[0].end, 0.3, 1e-9);
+  EXPECT_NEAR(heard->words[1].start, 0.5, 1e-9);
+  EXPECT_NEAR(heard->words[1].end, 0.6, 1e-9);
+  EXPECT_FALSE(WordsApart(*classifier, grammar, two, 0.95).has_value());  // not sure enough
+  const std::vector<int16_t> one = Bursts(16000, 1, {{1600, 3200}});
+  EXPECT_FALSE(WordsApart(*classifier, grammar, one, 0.8).has_value());  // "yes": no set says it
+  const std::vector<int16_t> long_word = Bursts(40000, 1, {{1600, 20000}, {30000, 1600}});
+  EXPECT_FALSE(WordsApart(*classifier, grammar, long_word, 0.8).has_value());  // over a second
+  // In a session it takes the place of the decoder's result; where it hears nothing the set
+  // says, the decoder's result stands.
+  const SttResult rejected{"", 0, {}, true, {}};
+  const CommandSequenceModel model(std::make_shared<FixedDecoder>(rejected), classifier,
+                                   std::make_shared<const CommandGrammar>(grammar), 0.8);
+  EXPECT_EQ(Decoded(model, two).text, "yes yes");
+  EXPECT_TRUE(Decoded(model, one).rejected);
+}
+
+TEST(CommandSequence, UnknownWordIsTheFirstWordTheClassifierDoesNotKnow) {
+  const auto classifier = BiasClassifier({0.0F, 0.0F, 0.0F});  // yes, no; dog
+  Result<CommandSet> known = ParseCommandSet("k", "intent k\n  (yes | dog) no\n", "k");
+  Result<CommandSet> cat = ParseCommandSet("c", "intent c\n  yes cat\n", "c");
+  ASSERT_TRUE(known.ok() && cat.ok());
+  EXPECT_EQ(UnknownWord(*classifier, CommandGrammar({*known})), std::nullopt);
+  EXPECT_EQ(UnknownWord(*classifier, CommandGrammar({*known, *cat})), "cat");
 }
 
 TEST(CommandModel, MatchesTheTrainingScript) {

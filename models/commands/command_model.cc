@@ -13,6 +13,7 @@ namespace {
 
 constexpr size_t kMaxWords = 256;
 constexpr int kMaxMembers = 8;
+constexpr size_t kHop = 160;  // 10 ms at 16 kHz: the hops of the voiced span
 
 // Member m's tensor names start with this: none for the first, "m1.", "m2.", ... after it.
 std::string MemberPrefix(int m) { return m == 0 ? "" : "m" + std::to_string(m) + "."; }
@@ -55,13 +56,18 @@ Result<std::vector<std::string>> ReadClasses(const models::ModelFile& file, size
   return words;
 }
 
+// Per 10 ms hop of `samples`, the sum of squares (the ratios matter).
+std::vector<int64_t> HopPowers(std::span<const int16_t> samples) {
+  std::vector<int64_t> power((samples.size() + kHop - 1) / kHop, 0);
+  for (size_t i = 0; i < samples.size(); ++i) power[i / kHop] += int64_t{samples[i]} * samples[i];
+  return power;
+}
+
 }  // namespace
 
 VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
-  constexpr size_t kHop = 160;
-  const size_t hops = (samples.size() + kHop - 1) / kHop;
-  std::vector<int64_t> power(hops, 0);  // per hop, the sum of squares (the ratios matter)
-  for (size_t i = 0; i < samples.size(); ++i) power[i / kHop] += int64_t{samples[i]} * samples[i];
+  const std::vector<int64_t> power = HopPowers(samples);
+  const size_t hops = power.size();
   const int64_t loudest = hops == 0 ? 0 : *std::max_element(power.begin(), power.end());
   size_t first = 0, last = hops == 0 ? 0 : hops - 1;  // no voice: all of it
   if (loudest > 0) {
@@ -71,6 +77,35 @@ VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
            static_cast<size_t>(std::find_if(power.rbegin(), power.rend(), voiced) - power.rbegin());
   }
   return {first * kHop, std::min(samples.size(), (last + 1) * kHop)};
+}
+
+std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t min_pause) {
+  const std::vector<int64_t> power = HopPowers(samples);
+  if (power.empty()) return {};
+  std::vector<int64_t> sorted = power;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 10),
+                   sorted.end());
+  const double quiet = static_cast<double>(sorted[sorted.size() / 10]);
+  const double loudest = static_cast<double>(*std::max_element(power.begin(), power.end()));
+  // Voiced: over the middle, in dB, of the quietest tenth and the loudest, and within 40 dB.
+  const double threshold = std::max(std::sqrt(std::max(quiet, 1.0) * loudest), loudest / 1e4);
+  std::vector<VoicedSpan> runs;  // in hops
+  for (size_t h = 0; h < power.size(); ++h) {
+    if (static_cast<double>(power[h]) <= threshold) continue;
+    if (!runs.empty() && (h - runs.back().end) * kHop < min_pause) {
+      runs.back().end = h + 1;  // a pause too short to part words
+    } else {
+      runs.push_back({h, h + 1});
+    }
+  }
+  std::vector<VoicedSpan> pieces;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const size_t begin = i == 0 ? 0 : (runs[i - 1].end + runs[i].begin) / 2 * kHop;
+    const size_t end = i + 1 == runs.size() ? samples.size()
+                                            : (runs[i].end + runs[i + 1].begin) / 2 * kHop;
+    pieces.push_back({begin, end});
+  }
+  return pieces;
 }
 
 std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t length) {

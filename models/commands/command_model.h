@@ -37,6 +37,12 @@ struct VoicedSpan {
   size_t begin = 0, end = 0;
 };
 VoicedSpan FindVoicedSpan(std::span<const int16_t> samples);
+// Words said apart: the pieces of `samples` that each hold one run of voice, the runs parted by
+// pauses of `min_pause` samples or more (voiced: a 10 ms hop louder than the middle, in dB, of the
+// quietest tenth of the hops and the loudest, and within 40 dB of the loudest), each piece from the
+// middle of the pause before it to the middle of the pause after it (the first from the start, the
+// last to the end). One piece when no such pause parts the voice; none for no samples.
+std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t min_pause);
 
 class CommandModel {
  public:

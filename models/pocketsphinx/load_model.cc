@@ -6,6 +6,7 @@
 
 #include "models/commands/command_fusion.h"
 #include "models/commands/command_model.h"
+#include "models/commands/command_sequence.h"
 #include "models/pocketsphinx/jsgf_check.h"
 #include "models/pocketsphinx/pocketsphinx_backend.h"
 #include "models/stt/command_decoder.h"
@@ -36,19 +37,37 @@ std::string CommandWords(const SttConfig& c) {
   return words ? Joined(*words) : "";
 }
 
-// The command classifier the config asks for, or nullptr when none applies.
-Result<std::shared_ptr<const CommandModel>> CommandClassifier(const SttConfig& c) {
-  if (c.command_model == "none") return std::shared_ptr<const CommandModel>();
+// The decoder with the command classifier the config asks for joined to it (command_fusion.h, or
+// command_sequence.h for `grammar`'s words said apart), or the decoder alone when none applies.
+Result<std::shared_ptr<const SttModel>> WithClassifier(
+    std::shared_ptr<const SttModel> decoder, const SttConfig& c,
+    const std::shared_ptr<const CommandGrammar>& grammar) {
+  if (c.command_model == "none") return decoder;
   const std::string words = CommandWords(c);
-  if (words.empty()) {
-    if (!c.command_model_named) return std::shared_ptr<const CommandModel>();
+  // The sets' words said apart (stt.command_apart), where the fusion does not apply.
+  const bool apart = !c.command_sets.empty() && c.command_apart < 1.0;
+  if (words.empty() && !apart) {
+    if (!c.command_model_named) return decoder;
     return Error{"stt.command_model '" + c.command_model +
                  "' needs its command words: stt.words, or a grammar of them alone"};
   }
   auto model = CommandModel::Load(c.command_model, c.features);
   if (!model.ok()) return model.error();
-  if (Sorted((*model)->words()) == Sorted(SplitWords(words))) return model;
-  if (!c.command_model_named) return std::shared_ptr<const CommandModel>();
+  if (!words.empty() && Sorted((*model)->words()) == Sorted(SplitWords(words))) {
+    return std::shared_ptr<const SttModel>(std::make_shared<CommandFusionModel>(
+        decoder, *model, c.command_bonus, c.command_rescue));
+  }
+  if (apart) {
+    const std::optional<std::string> unknown = UnknownWord(**model, *grammar);
+    if (!unknown) {
+      return std::shared_ptr<const SttModel>(
+          std::make_shared<CommandSequenceModel>(decoder, *model, grammar, c.command_apart));
+    }
+    if (!c.command_model_named) return decoder;
+    return Error{c.command_model + " does not know the word '" + *unknown +
+                 "' of the command sets (stt.command_apart)"};
+  }
+  if (!c.command_model_named) return decoder;
   return Error{c.command_model + ": its words (" + Joined((*model)->words()) +
                ") are not the decoder's (" + words + ")"};
 }
@@ -59,12 +78,10 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
   auto model = PocketsphinxModel::Load(config);
   if (!model.ok()) return model.error();
   std::shared_ptr<const SttModel> decoder = std::move(model).value();
-  auto classifier = CommandClassifier(config);
-  if (!classifier.ok()) return classifier.error();
-  if (*classifier != nullptr) {
-    decoder = std::make_shared<CommandFusionModel>(decoder, *classifier, config.command_bonus,
-                                                   config.command_rescue);
-  }
+  const auto grammar = std::make_shared<const CommandGrammar>(config.command_sets);
+  auto classified = WithClassifier(decoder, config, grammar);
+  if (!classified.ok()) return classified.error();
+  decoder = std::move(classified).value();
   if (config.command_sets.empty()) return decoder;
   std::shared_ptr<const SttModel> open;
   if (config.command_open_transcript) {
@@ -74,8 +91,8 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
     if (!open_model.ok()) return open_model.error();
     open = std::move(open_model).value();
   }
-  return std::shared_ptr<const SttModel>(std::make_shared<CommandSetsModel>(
-      decoder, std::make_shared<const CommandGrammar>(config.command_sets), std::move(open)));
+  return std::shared_ptr<const SttModel>(
+      std::make_shared<CommandSetsModel>(decoder, grammar, std::move(open)));
 }
 
 }  // namespace earshot::stt

@@ -3,7 +3,8 @@
 # one second of log-mel, on kws/train's 35 words, 6000 synthetic command words (espeak-ng, flite;
 # cached in $EARSHOT_CACHE, default ~/.cache/earshot) and the wake-word recordings as classes of
 # their own; first cross-validated by speaker in 5 folds against the decoder's own words on
-# kws/train (the log's figures), then the 3 networks of the model. It took 32 min on 2 cores.
+# kws/train (the log's figures), then the 3 networks of the model. It took 92 min on 2 cores
+# (2026-11-28; 24 of them computing features).
 # Usage: tools/recipes/commands.sh [OUT_DIR]   (writes OUT_DIR/commands.eshm, its log, vectors)
 source "$(dirname "$0")/common.sh"
 words='yes|no|up|down|left|right|on|off|stop|go'

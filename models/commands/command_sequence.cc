@@ -1,0 +1,116 @@
+#include "models/commands/command_sequence.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace earshot::stt {
+namespace {
+
+class CommandSequenceSession final : public SttSession {
+ public:
+  CommandSequenceSession(std::unique_ptr<SttSession> decoder,
+                         std::shared_ptr<const CommandModel> classifier,
+                         std::shared_ptr<const CommandGrammar> grammar, double min_probability)
+      : decoder_(std::move(decoder)),
+        classifier_(std::move(classifier)),
+        grammar_(std::move(grammar)),
+        min_probability_(min_probability) {}
+
+  Status Begin() override {
+    samples_.clear();
+    return decoder_->Begin();
+  }
+  Status Feed(std::span<const int16_t> samples) override {
+    samples_.insert(samples_.end(), samples.begin(), samples.end());
+    return decoder_->Feed(samples);
+  }
+  std::string Partial() override { return decoder_->Partial(); }
+  Result<SttResult> End() override {
+    Result<SttResult> result = decoder_->End();
+    if (!result.ok()) return result;
+    std::optional<SttResult> apart =
+        WordsApart(*classifier_, *grammar_, samples_, min_probability_);
+    if (apart) return *std::move(apart);
+    return result;
+  }
+
+ private:
+  std::unique_ptr<SttSession> decoder_;
+  std::shared_ptr<const CommandModel> classifier_;
+  std::shared_ptr<const CommandGrammar> grammar_;
+  double min_probability_;
+  std::vector<int16_t> samples_;  // the utterance so far
+};
+
+// Class i of the classifier: its command words, then the other words.
+const std::string& ClassName(const CommandModel& classifier, size_t i) {
+  const size_t commands = classifier.words().size();
+  return i < commands ? classifier.words()[i] : classifier.others()[i - commands];
+}
+
+// The word of `vocabulary` that `log_probs` (the classifier's, over all its classes) makes most
+// probable, and its probability among the vocabulary's words.
+std::pair<std::string, double> MostProbable(const CommandModel& classifier,
+                                            const std::map<std::string, std::string>& vocabulary,
+                                            const std::vector<float>& log_probs) {
+  double total = 0, best = 0;
+  size_t index = 0;
+  for (size_t i = 0; i < log_probs.size(); ++i) {
+    if (vocabulary.count(ClassName(classifier, i)) == 0) continue;
+    const double p = std::exp(static_cast<double>(log_probs[i]));
+    total += p;
+    if (p > best) {
+      best = p;
+      index = i;
+    }
+  }
+  if (total <= 0) return {"", 0.0};
+  return {ClassName(classifier, index), best / total};
+}
+
+}  // namespace
+
+std::optional<SttResult> WordsApart(const CommandModel& classifier, const CommandGrammar& grammar,
+                                    std::span<const int16_t> samples, double min_probability) {
+  const double rate = classifier.sample_rate();
+  const auto min_pause = static_cast<size_t>(rate * kMinPauseMs / 1000);
+  const std::map<std::string, std::string> vocabulary = grammar.Words();
+  SttResult out{"", 1.0, {}, false, {}};
+  for (const VoicedSpan& piece : SplitAtPauses(samples, min_pause)) {
+    const std::span<const int16_t> audio = samples.subspan(piece.begin, piece.end - piece.begin);
+    const VoicedSpan voice = FindVoicedSpan(audio);
+    if (voice.end - voice.begin > classifier.window_samples()) return std::nullopt;
+    const auto [word, probability] =
+        MostProbable(classifier, vocabulary, classifier.LogProbs(audio));
+    if (word.empty() || probability < min_probability) return std::nullopt;
+    out.text += (out.text.empty() ? "" : " ") + word;
+    out.words.push_back({word, static_cast<double>(piece.begin + voice.begin) / rate,
+                         static_cast<double>(piece.begin + voice.end) / rate});
+    out.confidence *= probability;
+  }
+  if (out.words.empty() || !grammar.Match(out.text)) return std::nullopt;
+  return out;
+}
+
+std::optional<std::string> UnknownWord(const CommandModel& classifier,
+                                       const CommandGrammar& grammar) {
+  for (const auto& [word, where] : grammar.Words()) {
+    const auto& w = classifier.words();
+    const auto& o = classifier.others();
+    if (std::find(w.begin(), w.end(), word) == w.end() &&
+        std::find(o.begin(), o.end(), word) == o.end()) {
+      return word;
+    }
+  }
+  return std::nullopt;
+}
+
+std::unique_ptr<SttSession> CommandSequenceModel::NewSession() const {
+  return std::make_unique<CommandSequenceSession>(decoder_->NewSession(), classifier_, grammar_,
+                                                  min_probability_);
+}
+
+}  // namespace earshot::stt
