@@ -450,9 +450,10 @@ TEST(CommandWindow, SplitAtPausesPartsWordsSaidApart) {
   EXPECT_EQ(pieces[1].end, 13600u);  // 12000 .. 15200
   EXPECT_EQ(pieces[2].begin, 13600u);
   EXPECT_EQ(pieces[2].end, 16000u);
-  // Over a noise floor 30 dB down the pauses still part them; a shorter least pause joins none.
+  // Over a noise floor 30 dB down the pauses still part them; a least pause longer than any of
+  // them joins all the voice in one piece.
   EXPECT_EQ(SplitAtPauses(Bursts(16000, 95, {{1600, 3200}, {8000, 1600}}), 1600).size(), 2u);
-  EXPECT_EQ(SplitAtPauses(x, 4000).size(), 1u);  // no pause that long
+  EXPECT_EQ(SplitAtPauses(x, 4000).size(), 1u);
   EXPECT_EQ(SplitAtPauses(std::vector<int16_t>(), 1600).size(), 0u);
 }
 
