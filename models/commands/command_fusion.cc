@@ -4,36 +4,29 @@
 #include <cmath>
 #include <vector>
 
+#include "models/commands/kept_audio_session.h"
+
 namespace earshot::stt {
 namespace {
 
-class CommandFusionSession final : public SttSession {
+class CommandFusionSession final : public KeptAudioSession {
  public:
   CommandFusionSession(std::unique_ptr<SttSession> decoder,
                        std::shared_ptr<const CommandModel> classifier, double bonus, double rescue)
-      : decoder_(std::move(decoder)),
+      : KeptAudioSession(std::move(decoder)),
         classifier_(std::move(classifier)),
         bonus_(bonus),
         rescue_(rescue) {}
 
-  Status Begin() override {
-    samples_.clear();
-    return decoder_->Begin();
-  }
-  Status Feed(std::span<const int16_t> samples) override {
-    samples_.insert(samples_.end(), samples.begin(), samples.end());
-    return decoder_->Feed(samples);
-  }
-  std::string Partial() override { return decoder_->Partial(); }
   Result<SttResult> End() override {
-    Result<SttResult> result = decoder_->End();
+    Result<SttResult> result = decoder().End();
     if (!result.ok()) return result;
     if (result->text.empty()) {
       if (result->rejected) Rescued(*result);
       return result;
     }
     const FusedWord fused =
-        FuseCommand(classifier_->words(), classifier_->LogProbs(samples_), result->text, bonus_);
+        FuseCommand(classifier_->words(), classifier_->LogProbs(samples()), result->text, bonus_);
     if (fused.other) {  // the classifier knows it as a word that is no command
       result->text.clear();
       result->words.clear();
@@ -53,10 +46,10 @@ class CommandFusionSession final : public SttSession {
   // A rejected utterance the classifier knows as a command (Rescue): that command.
   void Rescued(SttResult& result) const {
     if (rescue_ >= 1.0) return;
-    const VoicedSpan span = FindVoicedSpan(samples_);
+    const VoicedSpan span = FindVoicedSpan(samples());
     if (span.end - span.begin > classifier_->window_samples()) return;  // longer than a command
     const FusedWord rescued =
-        Rescue(classifier_->words(), classifier_->LogProbs(samples_), rescue_);
+        Rescue(classifier_->words(), classifier_->LogProbs(samples()), rescue_);
     if (rescued.index < 0) return;
     const std::string& word = classifier_->words()[static_cast<size_t>(rescued.index)];
     const double rate = classifier_->sample_rate();
@@ -65,11 +58,9 @@ class CommandFusionSession final : public SttSession {
     result = SttResult{word, rescued.probability, {said}, false, {}};
   }
 
-  std::unique_ptr<SttSession> decoder_;
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
   double rescue_;
-  std::vector<int16_t> samples_;  // the utterance so far
 };
 
 }  // namespace

@@ -6,43 +6,34 @@
 #include <utility>
 #include <vector>
 
+#include "models/commands/kept_audio_session.h"
+
 namespace earshot::stt {
 namespace {
 
-class CommandSequenceSession final : public SttSession {
+class CommandSequenceSession final : public KeptAudioSession {
  public:
   CommandSequenceSession(std::unique_ptr<SttSession> decoder,
                          std::shared_ptr<const CommandModel> classifier,
                          std::shared_ptr<const CommandGrammar> grammar, double min_probability)
-      : decoder_(std::move(decoder)),
+      : KeptAudioSession(std::move(decoder)),
         classifier_(std::move(classifier)),
         grammar_(std::move(grammar)),
         min_probability_(min_probability) {}
 
-  Status Begin() override {
-    samples_.clear();
-    return decoder_->Begin();
-  }
-  Status Feed(std::span<const int16_t> samples) override {
-    samples_.insert(samples_.end(), samples.begin(), samples.end());
-    return decoder_->Feed(samples);
-  }
-  std::string Partial() override { return decoder_->Partial(); }
   Result<SttResult> End() override {
-    Result<SttResult> result = decoder_->End();
+    Result<SttResult> result = decoder().End();
     if (!result.ok()) return result;
     std::optional<SttResult> apart =
-        WordsApart(*classifier_, *grammar_, samples_, min_probability_);
+        WordsApart(*classifier_, *grammar_, samples(), min_probability_);
     if (apart) return *std::move(apart);
     return result;
   }
 
  private:
-  std::unique_ptr<SttSession> decoder_;
   std::shared_ptr<const CommandModel> classifier_;
   std::shared_ptr<const CommandGrammar> grammar_;
   double min_probability_;
-  std::vector<int16_t> samples_;  // the utterance so far
 };
 
 // Class i of the classifier: its command words, then the other words.
