@@ -111,11 +111,11 @@ constexpr std::array kOptions = {
     OptionSpec{"stt.command_bonus", T::kFloat, "1.5", 0.0, 1000.0, "", "",
                "The command classifier's log-probability bonus for the decoder's word (0: the "
                "classifier alone decides among the words; 1000: the decoder does)"},
-    OptionSpec{"stt.command_rescue", T::kFloat, "0.7", 0.5, 1.0, "", "",
+    OptionSpec{"stt.command_rescue", T::kFloat, "0.6", 0.5, 1.0, "", "",
                "Command sets of the classifier's words: an utterance the decoder rejects, no "
                "longer than the classifier's second, is that command when the classifier's most "
                "probable class is a command word at this probability or more (1: never)"},
-    OptionSpec{"stt.command_apart", T::kFloat, "1", 0.0, 1.0, "", "",
+    OptionSpec{"stt.command_apart", T::kFloat, "0.3", 0.0, 1.0, "", "",
                "Command sets whose every word the command classifier knows, said with pauses of "
                "100 ms or more between the words (digits one at a time): the words it hears in "
                "the pieces between the pauses, each the sets' word it finds most probable, at "

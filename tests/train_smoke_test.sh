@@ -143,6 +143,12 @@ if out=$(/usr/bin/python3 "$src/tools/train/train_commands.py" --channel 2 2>&1)
   echo "train_commands.py --channel 2 was accepted"; exit 1
 fi
 grep -q "a share, from 0 to 1" <<<"$out" || { echo "$out"; exit 1; }
+# A --more folder whose clips are not kws/train's words is refused, naming the folder.
+if out=$(/usr/bin/python3 "$src/tools/train/train_commands.py" --data "$data" --earshot "$earshot" \
+    --more wakeword/computer --out "$tmp/more.eshm" --log "$tmp/more.log" 2>&1); then
+  echo "train_commands.py --more wakeword/computer was accepted"; exit 1
+fi
+grep -q "wakeword/computer/dev: 'dev' is not a word of kws/train" <<<"$out" || { echo "$out"; exit 1; }
 # A tiny command classifier (a couple of synthetic words each when the synthesisers are there, one
 # folder of other words as an extra class), cross-validated against a decoder's words (here: each
 # clip's own word, so fused = 100% at any bonus but 0), read by the C++ with the script's

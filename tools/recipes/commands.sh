@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The bundled command classifier, models/commands/commands.eshm: three small convolutional networks over
-# one second of log-mel, on kws/train's 35 words, 6000 synthetic command words (espeak-ng, flite;
-# cached in $EARSHOT_CACHE, default ~/.cache/earshot) and the wake-word recordings as classes of
-# their own; first cross-validated by speaker in 5 folds against the decoder's own words on
-# kws/train (the log's figures), then the 3 networks of the model. It took 92 min on 2 cores
-# (2026-11-28; 24 of them computing features).
+# one second of log-mel, on kws/train's 35 words, FSDD train's digits (train_commands.py's --more),
+# 6000 synthetic command words (espeak-ng, flite; cached in $EARSHOT_CACHE, default
+# ~/.cache/earshot) and the wake-word recordings as classes of their own; first cross-validated by
+# speaker in 5 folds against the decoder's own words on kws/train (the log's figures), then the 3
+# networks of the model. It took 108 min on 2 cores (2026-11-29, other jobs beside it for about 45
+# of them; 30 computing features).
 # Usage: tools/recipes/commands.sh [OUT_DIR]   (writes OUT_DIR/commands.eshm, its log, vectors)
 source "$(dirname "$0")/common.sh"
 words='yes|no|up|down|left|right|on|off|stop|go'

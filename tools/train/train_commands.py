@@ -5,7 +5,8 @@ joins it to pocketsphinx's word).
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
            [--out models/commands/commands.eshm] [--log models/commands/commands_train.log]
-           [--synth cache|DIR|none] [--extra DIR,...|none] [--members 3] [--steps 4000] [--warp 0]
+           [--synth cache|DIR|none] [--extra DIR,...|none] [--more DIR,...|none] [--members 3]
+           [--steps 4000] [--warp 0]
            [--channel 0]
            [--folds 5 --ps-hyps HYP.tsv]
            [--vectors FILE]
@@ -28,7 +29,9 @@ with --copies augmented copies (speed 0.9-1.1, reverberation, shift, noise at 5-
 synthetic command words (kws_synth.py: espeak-ng and flite voices, --synth-per-word of each) with
 --synth-copies copies, SYNTH_PER_BATCH (21) clips of each batch; and the recordings of each --extra
 folder (by default the wake-word recordings: EXTRA) as classes of their own, with --extra-copies
-copies, --extra-per-batch more clips in each batch; --warp W moves each training row's bands as a
+copies, --extra-per-batch more clips in each batch; the clips of each --more folder (<word>/<clip>;
+by default FSDD train's digits: MORE) as their word's class, with --copies copies,
+--more-per-batch (16) clips of each batch; --warp W moves each training row's bands as a
 vocal tract by a factor of 1 - W to 1 + W would (warp_bands; 0, the bundled model: off); --channel P
 puts a share P of the augmented copies through a random microphone (augment.microphone; 0, the
 bundled model: off). Seeded: the same data give the same model.
@@ -69,6 +72,9 @@ SYNTH_PER_BATCH = 21  # of BATCH, with --synth
 # --extra by default: real recordings of other words by other speakers (the wake-word recordings:
 # 1029 clips, more than 50 speakers), a class each, for more voices and microphones (docs/research/stt.md).
 EXTRA = ("wakeword/computer/train", "wakeword/snowboy", "wakeword/view_glass")
+# Folders of <word>/<clip> whose clips join their word's class: FSDD train's digits, three more
+# speakers of words the digit strings are made of (FSDD dev is tools/eval/digit_strings.py's).
+MORE = ("kws_aux/fsdd/train",)
 BONUSES = (0.0, 1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 1000.0)
 
 
@@ -381,6 +387,23 @@ def extra(args, folders, first_class, log):
     return x, np.array(labels)
 
 
+def more_words(args, folders, vocab):
+    """The clips of each --more folder (<word>/<clip> under --data) and their word's class; a word
+    kws/train does not have is an error naming its folder."""
+    paths, labels = [], []
+    for folder in folders:
+        found = augment.list_audio(args.data, folder)
+        if not found:
+            sys.exit(f"{os.path.join(args.data, folder)}: no recordings (--more)")
+        for q in found:
+            word = os.path.basename(os.path.dirname(q))
+            if word not in vocab:
+                sys.exit(f"{os.path.dirname(q)}: '{word}' is not a word of kws/train (--more)")
+            paths.append(q)
+            labels.append(vocab.index(word))
+    return paths, np.array(labels)
+
+
 def clip_id(path):
     return os.path.basename(os.path.dirname(path)) + "_" + os.path.basename(path).rsplit(".", 1)[0]
 
@@ -406,6 +429,10 @@ def main():
                         "comma-separated ('none': without)")
     p.add_argument("--extra-copies", type=int, default=8)
     p.add_argument("--extra-per-batch", type=int, default=8)
+    p.add_argument("--more", default=",".join(MORE),
+                   help="folders of --data laid out as <word>/<clip> whose clips join their "
+                        "word's class, comma-separated ('none': without)")
+    p.add_argument("--more-per-batch", type=int, default=16, help=f"of {BATCH}, with --more")
     p.add_argument("--steps", type=int, default=4000,
                    help=f"batches of {BATCH} (+ --extra-per-batch) per network")
     p.add_argument("--warp", type=float, default=0.0,
@@ -433,6 +460,8 @@ def main():
     words = [os.path.basename(os.path.dirname(q)) for q in paths]
     vocab = COMMANDS + sorted(set(words) - set(COMMANDS))
     classes_of = np.array([vocab.index(w) for w in words])
+    more = [d for d in args.more.split(",") if d] if args.more != "none" else []
+    more_paths, more_classes = more_words(args, more, vocab)
     real = features(args, paths, args.copies, SEED, log, "kws/train")
     others = []  # train()'s pools besides kws/train's
     n_real = BATCH
@@ -442,6 +471,10 @@ def main():
     extra_classes = [d for d in args.extra.split(",") if d] if args.extra != "none" else []
     if extra_classes:
         others.append(extra(args, extra_classes, len(vocab), log) + (args.extra_per_batch,))
+    if more_paths:
+        x = features(args, more_paths, args.copies, SEED + 3 * 10 ** 6, log, "--more")
+        others.append((x, more_classes, args.more_per_batch))
+        n_real -= args.more_per_batch
     names = vocab + extra_classes
     if args.folds:
         cross_validate(args, real, paths, words, classes_of, names, n_real, others, log)
