@@ -479,6 +479,11 @@ TEST(CommandSequence, WordsSaidApartAreTheClassifiersWhenASetSaysThem) {
   EXPECT_FALSE(WordsApart(*classifier, grammar, two, 0.95).has_value());  // not sure enough
   const std::vector<int16_t> one = Bursts(16000, 1, {{1600, 3200}});
   EXPECT_FALSE(WordsApart(*classifier, grammar, one, 0.8).has_value());  // "yes": no set says it
+  // One word alone is the decoder's, even where a set says it: among a set's few words the
+  // classifier's most probable is always probable, so only the decoder can reject it.
+  Result<CommandSet> single = ParseCommandSet("single", "intent single\n  (yes | no)\n", "single");
+  ASSERT_TRUE(single.ok()) << single.error().message;
+  EXPECT_FALSE(WordsApart(*classifier, CommandGrammar({*single}), one, 0.8).has_value());
   const std::vector<int16_t> long_word = Bursts(40000, 1, {{1600, 20000}, {30000, 1600}});
   EXPECT_FALSE(WordsApart(*classifier, grammar, long_word, 0.8).has_value());  // over a second
   // In a session it takes the place of the decoder's result; where it hears nothing the set

@@ -70,7 +70,11 @@ std::optional<SttResult> WordsApart(const CommandModel& classifier, const Comman
   const auto min_pause = static_cast<size_t>(rate * kMinPauseMs / 1000);
   const std::map<std::string, std::string> vocabulary = grammar.Words();
   SttResult out{"", 1.0, {}, false, {}};
-  for (const VoicedSpan& piece : SplitAtPauses(samples, min_pause)) {
+  const std::vector<VoicedSpan> pieces = SplitAtPauses(samples, min_pause);
+  // One piece is one word, or words run together: the decoder's, which can reject it (among a
+  // set's few words the classifier's most probable one is always probable).
+  if (pieces.size() < 2) return std::nullopt;
+  for (const VoicedSpan& piece : pieces) {
     const std::span<const int16_t> audio = samples.subspan(piece.begin, piece.end - piece.begin);
     const VoicedSpan voice = FindVoicedSpan(audio);
     if (voice.end - voice.begin > classifier.window_samples()) return std::nullopt;
