@@ -1,8 +1,8 @@
 // CommandSequenceModel: command sets whose every word the command classifier knows, said apart
 // ("four ... two ... seven" to the digits set, tools/samples/commands/digits.commands). The
 // decoder decodes as it would alone; the session keeps the utterance's audio, and at End splits it
-// at its pauses of kMinPauseMs or more (SplitAtPauses); an utterance of one piece is the
-// decoder's (a single word, or words run together: the decoder rejects what is none). Each piece is the sets' word the
+// at its pauses of kMinPauseMs or more (SplitAtPauses). An utterance of one piece (one word, or
+// words run together) stays the decoder's, which can reject it. Each piece is the sets' word the
 // classifier finds most probable, its probability taken among the sets' words alone. When every
 // piece's voice fits the classifier's window and its word is at `min_probability` or more, and
 // the sets say those words in that order, they are the utterance, in place of the decoder's (its
