@@ -15,6 +15,7 @@
 // have no prefix, the others' "m1.", "m2.", ... (at most 8 networks). Immutable and shared.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <span>
@@ -52,6 +53,15 @@ class CommandModel {
   // The command words; the other words it knows (none in a model without "other_words").
   const std::vector<std::string>& words() const { return words_; }
   const std::vector<std::string>& others() const { return others_; }
+  // Class i of LogProbs: words() then others().
+  const std::string& class_name(size_t i) const {
+    return i < words_.size() ? words_[i] : others_[i - words_.size()];
+  }
+  // Whether `word` is one of its classes.
+  bool Knows(const std::string& word) const {
+    return std::find(words_.begin(), words_.end(), word) != words_.end() ||
+           std::find(others_.begin(), others_.end(), word) != others_.end();
+  }
   // Log-probabilities over words() then others() of the command in `samples` (the front end's
   // rate, mono).
   std::vector<float> LogProbs(std::span<const int16_t> samples) const;

@@ -1,6 +1,5 @@
 #include "models/commands/command_sequence.h"
 
-#include <algorithm>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -36,12 +35,6 @@ class CommandSequenceSession final : public KeptAudioSession {
   double min_probability_;
 };
 
-// Class i of the classifier: its command words, then the other words.
-const std::string& ClassName(const CommandModel& classifier, size_t i) {
-  const size_t commands = classifier.words().size();
-  return i < commands ? classifier.words()[i] : classifier.others()[i - commands];
-}
-
 // The word of `vocabulary` that `log_probs` (the classifier's, over all its classes) makes most
 // probable, and its probability among the vocabulary's words.
 std::pair<std::string, double> MostProbable(const CommandModel& classifier,
@@ -50,7 +43,7 @@ std::pair<std::string, double> MostProbable(const CommandModel& classifier,
   double total = 0, best = 0;
   size_t index = 0;
   for (size_t i = 0; i < log_probs.size(); ++i) {
-    if (vocabulary.count(ClassName(classifier, i)) == 0) continue;
+    if (vocabulary.count(classifier.class_name(i)) == 0) continue;
     const double p = std::exp(static_cast<double>(log_probs[i]));
     total += p;
     if (p > best) {
@@ -59,7 +52,7 @@ std::pair<std::string, double> MostProbable(const CommandModel& classifier,
     }
   }
   if (total <= 0) return {"", 0.0};
-  return {ClassName(classifier, index), best / total};
+  return {classifier.class_name(index), best / total};
 }
 
 }  // namespace
@@ -86,19 +79,14 @@ std::optional<SttResult> WordsApart(const CommandModel& classifier, const Comman
                          static_cast<double>(piece.begin + voice.end) / rate});
     out.confidence *= probability;
   }
-  if (out.words.empty() || !grammar.Match(out.text)) return std::nullopt;
+  if (!grammar.Match(out.text)) return std::nullopt;
   return out;
 }
 
 std::optional<std::string> UnknownWord(const CommandModel& classifier,
                                        const CommandGrammar& grammar) {
   for (const auto& [word, where] : grammar.Words()) {
-    const auto& w = classifier.words();
-    const auto& o = classifier.others();
-    if (std::find(w.begin(), w.end(), word) == w.end() &&
-        std::find(o.begin(), o.end(), word) == o.end()) {
-      return word;
-    }
+    if (!classifier.Knows(word)) return word;
   }
   return std::nullopt;
 }
