@@ -1,10 +1,12 @@
-// The keywords' second stage (models/pocketsphinx/keyphrase_verifier.h) on the bundled three-keyword sample
-// (tools/samples/three_keywords.flac: "computer", "snowboy" and "view glass" said by espeak-ng,
-// each followed by a request), with Debian's en-us acoustic model.
+// The keywords' second stage (models/pocketsphinx/keyphrase_verifier.h) on the bundled
+// three-keyword sample (tools/samples/three_keywords.flac: "computer", "snowboy" and "view glass"
+// said by espeak-ng, each followed by a request), with Debian's en-us acoustic model.
 #include "models/pocketsphinx/keyphrase_verifier.h"
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <numbers>
 #include <span>
 #include <string>
 #include <vector>
@@ -29,8 +31,8 @@ class KeyphraseVerifierTest : public ::testing::Test {
   void SetUp() override {
     samples_ = testing_util::ReadSamples(std::string(EARSHOT_SOURCE_DIR) +
                                          "/tools/samples/three_keywords.flac");
-    auto loaded = KeyphraseVerifier::Load(kModel, kDictionary,
-                                          {"S N OW B OY", "", "V Y UW G L AE S"});
+    auto loaded =
+        KeyphraseVerifier::Load(kModel, kDictionary, {"S N OW B OY", "", "V Y UW G L AE S"});
     ASSERT_TRUE(loaded.ok()) << loaded.error().message;
     verifier_ = std::move(loaded).value();
   }
@@ -84,8 +86,72 @@ TEST_F(KeyphraseVerifierTest, ConfidenceIsTheScoreOfTheRingsFramesAroundTheCandi
       static_cast<size_t>((candidate - kVerifyFramesBefore) * audio::kFrameSamples),
       static_cast<size_t>((kVerifyFramesBefore + kVerifyFramesAfter + 1) * audio::kFrameSamples));
   EXPECT_EQ(scratch.size(), window.size());
-  EXPECT_DOUBLE_EQ(confidence, VerifiedConfidence(0.6, verifier_->Score(0, window)));
+  // Each verifier's first window (the noise estimate carries from one window to the next).
+  auto fresh = KeyphraseVerifier::Load(kModel, kDictionary, {"S N OW B OY"});
+  ASSERT_TRUE(fresh.ok()) << fresh.error().message;
+  EXPECT_DOUBLE_EQ(confidence, VerifiedConfidence(0.6, (*fresh)->Score(0, window)));
   EXPECT_GT(confidence, 0.0);
+}
+
+// The floor is quiet, above 4 kHz alone, and the same on every call.
+TEST(KeyphraseVerifier, HighBandFloorIsQuietHighAndTheSameEachTime) {
+  constexpr size_t kCount = 16000;
+  std::vector<int16_t> floor(kCount, 0);
+  AddHighBandFloor(floor);
+  std::vector<int16_t> again(kCount, 0);
+  AddHighBandFloor(again);
+  EXPECT_EQ(floor, again);
+  // Power in a band: the mean square of the floor mixed down by a tone at `hz`, then averaged
+  // over 10 ms (a 100 Hz wide look at `hz`).
+  auto band_power = [&floor](double hz) {
+    double sum = 0;
+    constexpr size_t kSpan = 160;
+    for (size_t start = 0; start + kSpan <= kCount; start += kSpan) {
+      double re = 0, im = 0;
+      for (size_t i = start; i < start + kSpan; ++i) {
+        const double phase = 2 * std::numbers::pi * hz * static_cast<double>(i) / kRate;
+        re += floor[i] * std::cos(phase);
+        im += floor[i] * std::sin(phase);
+      }
+      sum += re * re + im * im;
+    }
+    return sum;
+  };
+  EXPECT_GT(band_power(6000), 100 * band_power(1000));  // 20 dB and more
+  EXPECT_GT(band_power(6000), 100 * band_power(2500));
+  double square = 0;
+  for (const int16_t x : floor) square += static_cast<double>(x) * x;
+  const double rms = std::sqrt(square / kCount);
+  EXPECT_GT(rms, 0.5 * kHighBandFloorRms);  // half the white noise's power is above 4 kHz
+  EXPECT_LT(rms, kHighBandFloorRms);
+}
+
+// A tone at 1 kHz leaves the band above 4 kHz empty; a tone at 6 kHz 30 dB under it fills it, as
+// the floor does under a quiet one (the floor is 20 dB under a tone of RMS 71). Silence has no
+// band.
+TEST(KeyphraseVerifier, HighBandIsEmptyUnderFortyDecibels) {
+  auto tone = [](double hz, double amplitude, std::vector<double>& out) {
+    for (size_t i = 0; i < out.size(); ++i) {
+      out[i] += amplitude * std::sin(2 * std::numbers::pi * hz * static_cast<double>(i) / kRate);
+    }
+  };
+  std::vector<double> loud(kRate, 0.0), quiet(kRate, 0.0), both(kRate, 0.0);
+  tone(1000, 8000, loud);
+  tone(1000, 100, quiet);
+  tone(1000, 8000, both);
+  tone(6000, 8000 / 31.6, both);  // -30 dB
+  auto samples = [](const std::vector<double>& x) {
+    std::vector<int16_t> out;
+    for (const double v : x) out.push_back(static_cast<int16_t>(std::lround(v)));
+    return out;
+  };
+  EXPECT_TRUE(HighBandIsEmpty(samples(loud)));
+  std::vector<int16_t> floored = samples(quiet);
+  EXPECT_TRUE(HighBandIsEmpty(floored));
+  AddHighBandFloor(floored);
+  EXPECT_FALSE(HighBandIsEmpty(floored));
+  EXPECT_FALSE(HighBandIsEmpty(samples(both)));
+  EXPECT_FALSE(HighBandIsEmpty(std::vector<int16_t>(kRate, 0)));
 }
 
 TEST(KeyphraseVerifier, RefusesPhonesTheModelDoesNotHave) {

@@ -3,6 +3,9 @@
 #include <pocketsphinx.h>
 
 #include <algorithm>
+#include <cmath>
+#include <numbers>
+#include <random>
 
 #include "base/read_file.h"
 #include "models/pocketsphinx/acoustic_model_check.h"
@@ -27,11 +30,60 @@ Status AddKeyword(ps_decoder_t* decoder, size_t k, const std::string& phones) {
   return OkStatus();
 }
 
+// A linear-phase high-pass FIR at kHighBandFloorHz for 16 kHz audio: a Hamming-windowed sinc of 63
+// taps, -6 dB at 4 kHz, flat from 4.3 kHz, 55 dB down and more under 3.4 kHz.
+std::vector<double> HighPassTaps() {
+  constexpr int kTaps = 63;
+  constexpr double kCutoff = kHighBandFloorHz / 16000.0;  // cycles per sample
+  std::vector<double> taps(kTaps);
+  for (int t = 0; t < kTaps; ++t) {
+    const double m = t - (kTaps - 1) / 2.0;
+    const double low_pass =
+        m == 0 ? 2 * kCutoff
+               : std::sin(2 * std::numbers::pi * kCutoff * m) / (std::numbers::pi * m);
+    const double window = 0.54 - 0.46 * std::cos(2 * std::numbers::pi * t / (kTaps - 1));
+    taps[static_cast<size_t>(t)] = ((m == 0 ? 1.0 : 0.0) - low_pass) * window;
+  }
+  return taps;
+}
+
+const std::vector<double>& HighPass() {  // computed once
+  static const std::vector<double> taps = HighPassTaps();
+  return taps;
+}
+
 size_t PhoneCount(const std::string& phones) {
   return static_cast<size_t>(std::count(phones.begin(), phones.end(), ' ')) + 1;
 }
 
 }  // namespace
+
+bool HighBandIsEmpty(std::span<const int16_t> samples) {
+  const std::vector<double>& taps = HighPass();
+  if (samples.size() < taps.size()) return false;
+  double total = 0, high = 0;
+  for (size_t i = 0; i + taps.size() <= samples.size(); ++i) {
+    double y = 0;
+    for (size_t t = 0; t < taps.size(); ++t) y += taps[t] * samples[i + t];
+    high += y * y;
+    const double x = samples[i + taps.size() / 2];
+    total += x * x;
+  }
+  return total > 0 && high < kEmptyBandRatio * total;
+}
+
+void AddHighBandFloor(std::span<int16_t> samples) {
+  const std::vector<double>& taps = HighPass();
+  std::mt19937 noise_source(kVerifyFramesBefore);  // any fixed seed: the same floor every call
+  std::normal_distribution<double> white(0.0, kHighBandFloorRms);
+  std::vector<double> noise(samples.size() + taps.size());
+  for (double& x : noise) x = white(noise_source);
+  for (size_t i = 0; i < samples.size(); ++i) {
+    double floor = 0;
+    for (size_t t = 0; t < taps.size(); ++t) floor += taps[t] * noise[i + t];
+    samples[i] = static_cast<int16_t>(std::clamp(std::lround(samples[i] + floor), -32768L, 32767L));
+  }
+}
 
 Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
     const std::string& acoustic_model, const std::string& dictionary,
@@ -47,7 +99,8 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
        "1e-200", "-cmn", "batch", "-remove_silence", "no"},
       acoustic_model + " / " + dictionary);
   if (!decoder.ok()) return decoder.error();
-  std::shared_ptr<KeyphraseVerifier> verifier(new KeyphraseVerifier(*decoder, phones, acoustic_model, dictionary));
+  std::shared_ptr<KeyphraseVerifier> verifier(
+      new KeyphraseVerifier(*decoder, phones, acoustic_model, dictionary));
   if (const std::string logged = TakePocketsphinxErrors(); !logged.empty()) {
     return Error{"pocketsphinx could not load " + acoustic_model + " / " + dictionary + ": " +
                  logged};
@@ -71,7 +124,9 @@ std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t
   if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
     return std::nullopt;
   }
-  ps_process_raw(decoder_, samples.data(), samples.size(), FALSE, TRUE);
+  floored_.assign(samples.begin(), samples.end());
+  if (HighBandIsEmpty(samples)) AddHighBandFloor(floored_);
+  ps_process_raw(decoder_, floored_.data(), floored_.size(), FALSE, TRUE);
   ps_end_utt(decoder_);
   std::optional<double> best;
   for (ps_seg_t* seg = ps_seg_iter(decoder_); seg != nullptr; seg = ps_seg_next(seg)) {

@@ -30,6 +30,22 @@ namespace earshot::stt {
 inline constexpr int kVerifyFramesBefore = 150;
 inline constexpr int kVerifyFramesAfter = 30;
 
+// The acoustic model learnt from full-band speech (its filters reach 6.8 kHz) and never met an
+// empty band: from an 8 kHz codec or a microphone band-limited near 3.4 kHz, pocketsphinx's
+// cepstra of the silence above are far from any it knew. A window whose band above 4 kHz holds
+// less than kEmptyBandRatio of its energy gets a quiet floor there, as a quiet microphone's own
+// noise: white noise of this RMS (int16 units, about -70 dBFS), high-passed at 4 kHz. Full-band
+// windows (speech has a few percent of its energy above 4 kHz, noise more) are left as they are.
+inline constexpr double kHighBandFloorRms = 10.0;
+inline constexpr double kHighBandFloorHz = 4000.0;
+inline constexpr double kEmptyBandRatio = 1e-4;  // -40 dB
+
+// Whether `samples` (16 kHz) have an empty band above kHighBandFloorHz (see above).
+bool HighBandIsEmpty(std::span<const int16_t> samples);
+// `samples` with the floor above added: the same noise for every call, so a window's score is its
+// own.
+void AddHighBandFloor(std::span<int16_t> samples);
+
 class KeyphraseVerifier {
  public:
   // `phones[k]`: keyword k's phones ("S N OW B OY"), or "" for a keyword that is not checked.
@@ -68,6 +84,8 @@ class KeyphraseVerifier {
   std::string acoustic_model_;
   std::string dictionary_;
   mutable std::mutex mutex_;
+  mutable std::vector<int16_t>
+      floored_;  // the window with its floor (AddHighBandFloor), under mutex_
 };
 
 // A checked candidate's confidence in [0, 1] from the spotter's peak score (0 .. 1) and the
