@@ -11,6 +11,7 @@
 
 #include "audio/frame_source.h"
 #include "models/pocketsphinx/keyphrase_verifier.h"
+#include "models/stt/stt.h"
 
 namespace earshot::stt {
 namespace {
@@ -20,7 +21,7 @@ const std::vector<int16_t>& Window() {
     auto samples =
         audio::ReadFile(std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/three_keywords.flac");
     if (!samples.ok()) return std::vector<int16_t>();
-    constexpr size_t kFrom = 48 * 1600;  // 4.8 s: snowboy's window
+    constexpr size_t kFrom = 4800 * 16;  // 4.8 s (16 samples a ms): snowboy's window
     constexpr size_t kLength = (kVerifyFramesBefore + kVerifyFramesAfter + 1) * 160;
     if (samples->size() < kFrom + kLength) return std::vector<int16_t>();
     return std::vector<int16_t>(samples->begin() + kFrom, samples->begin() + kFrom + kLength);
@@ -29,9 +30,9 @@ const std::vector<int16_t>& Window() {
 }
 
 void BM_Verifier_Score(benchmark::State& state) {
-  auto verifier = KeyphraseVerifier::Load("/usr/share/pocketsphinx/model/en-us/en-us",
-                                          "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict",
-                                          {"S N OW B OY"});
+  const SttConfig debian;  // the Debian package's model files
+  auto verifier =
+      KeyphraseVerifier::Load(debian.acoustic_model, debian.dictionary, {"S N OW B OY"});
   if (!verifier.ok()) return state.SkipWithError(verifier.error().message.c_str());
   if (Window().empty()) return state.SkipWithError("no sample window");
   for (auto _ : state) benchmark::DoNotOptimize((*verifier)->Score(0, Window()));

@@ -31,7 +31,7 @@ Status AddKeyword(ps_decoder_t* decoder, size_t k, const std::string& phones) {
 }
 
 // A linear-phase high-pass FIR at kHighBandFloorHz for 16 kHz audio: a Hamming-windowed sinc of 63
-// taps, -6 dB at 4 kHz, flat from 4.3 kHz, 55 dB down and more under 3.4 kHz.
+// taps, -6 dB at 4 kHz, flat from 4.3 kHz, 54 dB down and more below 3.4 kHz.
 std::vector<double> HighPassTaps() {
   constexpr int kTaps = 63;
   constexpr double kCutoff = kHighBandFloorHz / 16000.0;  // cycles per sample
@@ -52,6 +52,14 @@ const std::vector<double>& HighPass() {  // computed once
   return taps;
 }
 
+// The high-passed signal at x[i + taps.size() / 2], from x[i .. i + taps.size()) (taps: HighPass).
+template <typename T>
+double HighPassedAt(const std::vector<double>& taps, std::span<const T> x, size_t i) {
+  double y = 0;
+  for (size_t t = 0; t < taps.size(); ++t) y += taps[t] * x[i + t];
+  return y;
+}
+
 size_t PhoneCount(const std::string& phones) {
   return static_cast<size_t>(std::count(phones.begin(), phones.end(), ' ')) + 1;
 }
@@ -63,24 +71,22 @@ bool HighBandIsEmpty(std::span<const int16_t> samples) {
   if (samples.size() < taps.size()) return false;
   double total = 0, high = 0;
   for (size_t i = 0; i + taps.size() <= samples.size(); ++i) {
-    double y = 0;
-    for (size_t t = 0; t < taps.size(); ++t) y += taps[t] * samples[i + t];
-    high += y * y;
+    const double y = HighPassedAt(taps, samples, i);
     const double x = samples[i + taps.size() / 2];
+    high += y * y;
     total += x * x;
   }
   return total > 0 && high < kEmptyBandRatio * total;
 }
 
 void AddHighBandFloor(std::span<int16_t> samples) {
-  const std::vector<double>& taps = HighPass();
   std::mt19937 noise_source(kVerifyFramesBefore);  // any fixed seed: the same floor every call
   std::normal_distribution<double> white(0.0, kHighBandFloorRms);
+  const std::vector<double>& taps = HighPass();
   std::vector<double> noise(samples.size() + taps.size());
   for (double& x : noise) x = white(noise_source);
   for (size_t i = 0; i < samples.size(); ++i) {
-    double floor = 0;
-    for (size_t t = 0; t < taps.size(); ++t) floor += taps[t] * noise[i + t];
+    const double floor = HighPassedAt(taps, std::span<const double>(noise), i);
     samples[i] = static_cast<int16_t>(std::clamp(std::lround(samples[i] + floor), -32768L, 32767L));
   }
 }
@@ -124,9 +130,13 @@ std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t
   if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
     return std::nullopt;
   }
-  floored_.assign(samples.begin(), samples.end());
-  if (HighBandIsEmpty(samples)) AddHighBandFloor(floored_);
-  ps_process_raw(decoder_, floored_.data(), floored_.size(), FALSE, TRUE);
+  std::span<const int16_t> audio = samples;
+  if (HighBandIsEmpty(samples)) {
+    floored_.assign(samples.begin(), samples.end());
+    AddHighBandFloor(floored_);
+    audio = floored_;
+  }
+  ps_process_raw(decoder_, audio.data(), audio.size(), FALSE, TRUE);
   ps_end_utt(decoder_);
   std::optional<double> best;
   for (ps_seg_t* seg = ps_seg_iter(decoder_); seg != nullptr; seg = ps_seg_next(seg)) {

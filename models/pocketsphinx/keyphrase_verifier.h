@@ -84,8 +84,8 @@ class KeyphraseVerifier {
   std::string acoustic_model_;
   std::string dictionary_;
   mutable std::mutex mutex_;
-  mutable std::vector<int16_t>
-      floored_;  // the window with its floor (AddHighBandFloor), under mutex_
+  // A window with an empty high band and its floor (AddHighBandFloor), under mutex_.
+  mutable std::vector<int16_t> floored_;
 };
 
 // A checked candidate's confidence in [0, 1] from the spotter's peak score (0 .. 1) and the
