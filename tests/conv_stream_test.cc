@@ -14,35 +14,14 @@
 #include "features/front_end_config.h"
 #include "models/model_file.h"
 #include "tests/model_writer.h"
+#include "tests/trunk_models.h"
 
 namespace earshot::kws {
 namespace {
 
-using testing_util::Int32;
-using testing_util::Int8;
 using testing_util::Tensor;
 
-struct Conv {
-  int kernel, stride, channels;
-};
-
-// Layer l's tensors: C x K random weights and biases, outputs scaled by 2^-shift, as a
-// convolution {kernel, stride, width} when conv is given.
-void AddLayer(std::vector<Tensor>& tensors, int l, int outputs, int inputs, int shift,
-              const std::vector<int32_t>& conv, std::mt19937& rng) {
-  std::uniform_int_distribution<int> weight(-40, 40), bias(-2000, 2000);
-  std::vector<int8_t> w(static_cast<size_t>(outputs) * static_cast<size_t>(inputs));
-  for (int8_t& v : w) v = static_cast<int8_t>(weight(rng));
-  std::vector<int32_t> b(static_cast<size_t>(outputs));
-  for (int32_t& v : b) v = bias(rng);
-  const std::string p = "l" + std::to_string(l) + ".";
-  tensors.push_back(
-      Int8(p + "weight", {static_cast<uint32_t>(outputs), static_cast<uint32_t>(inputs)}, w));
-  tensors.push_back(Int32(p + "bias", b));
-  tensors.push_back(Int32(p + "mult", std::vector<int32_t>(static_cast<size_t>(outputs), 1 << 30)));
-  tensors.push_back(Int32(p + "shift", std::vector<int32_t>(static_cast<size_t>(outputs), shift)));
-  if (!conv.empty()) tensors.push_back(Int32(p + "conv", conv));
-}
+using Conv = testing_util::TrunkLayer;
 
 // A network over `frames` frames of `width` values: the convolutions, a dense hidden layer of 8,
 // the logit; the sigmoid table a ramp, so scores show the logit.
@@ -52,13 +31,13 @@ models::Int8Mlp RandomNetwork(int frames, int width, const std::vector<Conv>& co
   std::vector<Tensor> tensors;
   int positions = frames, frame_width = width, l = 0;
   for (const Conv& c : convs) {
-    AddLayer(tensors, l++, c.channels, c.kernel * frame_width, 36,
-             {c.kernel, c.stride, frame_width}, rng);
+    testing_util::AddRandomLayer(tensors, l++, c.channels, c.kernel * frame_width, 6,
+                                 {c.kernel, c.stride, frame_width}, rng);
     positions = (positions - c.kernel) / c.stride + 1;
     frame_width = c.channels;
   }
-  AddLayer(tensors, l++, 8, positions * frame_width, 38, {}, rng);
-  AddLayer(tensors, l, 1, 8, 34, {}, rng);
+  testing_util::AddRandomLayer(tensors, l++, 8, positions * frame_width, 8, {}, rng);
+  testing_util::AddRandomLayer(tensors, l, 1, 8, 4, {}, rng);
   std::vector<uint16_t> ramp(2 * models::Int8Mlp::kLogitHalfRange);
   for (size_t k = 0; k < ramp.size(); ++k) ramp[k] = static_cast<uint16_t>(k);
   tensors.push_back(testing_util::Make("sigmoid", models::TensorType::kUint16,

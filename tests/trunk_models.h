@@ -1,10 +1,10 @@
-// Keyword models that share a trunk, made by hand for the shared-trunk tests and the benchmark:
-// the shape of tools/train/kws_trunk.py. 77 context frames (every 2nd hop, 1.5 s) x 20 pooled
-// bands -> a convolution over 5 frames every 2 to 64 channels (37 positions) -> over 5 positions
-// every 2 to 64 (17) -> over 5 every 2 to 64 (7) -> dense 448 -> 16 -> the logit (Q4), a sigmoid
-// table. The trunk (the three convolutions, the context and the transform) comes from one seed,
-// the head (the two dense layers) from another: models of one trunk seed share their trunk byte
-// for byte, and the heads differ.
+// Keyword models that share a trunk, made by hand for the shared-trunk tests and the benchmark (and
+// their random layers for conv_stream_test): the shape of tools/train/kws_trunk.py. 77 context
+// frames (every 2nd hop, 1.5 s) x 20 pooled bands -> a convolution over 5 frames every 2 to 64
+// channels (37 positions) -> over 5 positions every 2 to 64 (17) -> over 5 every 2 to 64 (7) ->
+// dense 448 -> 16 -> the logit (Q4), a sigmoid table. The trunk (the three convolutions, the
+// context and the transform) comes from one seed, the head (the two dense layers) from another:
+// models of one trunk seed share their trunk byte for byte, and the heads differ.
 #pragma once
 
 #include <cmath>
