@@ -47,6 +47,17 @@ check "--sysfs-root missing named" one_error_line_naming "'/nonexistent': not a 
 check "--sensors and --sysfs-root" status_is 2 "$earshot" run --sensors day.txt --sysfs-root / x.wav
 check "--sensors and --sysfs-root named" one_error_line_naming "give one"
 
+# Pronunciations of words the dictionary lacks: espeak-ng's, in the acoustic model's phones.
+check "pronounce no word" status_is 2 "$earshot" pronounce
+check "pronounce not a word" status_is 1 "$earshot" pronounce "a b"
+check "pronounce not a word named" one_error_line_naming "'a b' is not a word"
+check "pronounce without espeak-ng" status_is 1 env PATH=/nonexistent "$earshot" pronounce nabu
+check "pronounce without espeak-ng named" one_error_line_naming "'nabu': espeak-ng could not be run"
+if command -v espeak-ng >/dev/null; then  # tools/setup.sh --training installs it
+  check "pronounce" status_is 0 "$earshot" pronounce nabu rhasspy
+  check "pronounce golden" diff <(printf 'nabu\tN AA B UW\nrhasspy\tR AE S P IY\n') out.txt
+fi
+
 # Golden output on the bundled sample.
 cp "$src/tools/samples/computer_request.flac" sample.flac
 check "run sample" status_is 0 "$earshot" run --stages vad,kws sample.flac

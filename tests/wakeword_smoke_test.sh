@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# Smoke test of the wake word from text (tools/train/train_wakeword.py): a phrase with a word the
-# dictionary cannot pronounce is a usage error naming the word; a tiny shared trunk and two tiny
-# keyword models trained on it from text alone load in C++, score bit for bit as the scripts'
-# integer reference, carry their phrase and their second stage (the phones and the default
-# thresholds) and share the trunk's bytes. Skips without PyTorch, the synthesisers or the data,
-# and under qemu-user (saying why).
+# Smoke test of the wake word from text (tools/train/train_wakeword.py): a word the dictionary
+# lacks is pronounced by espeak-ng, a word with no pronunciation at all is a usage error naming
+# the word; a tiny shared trunk and two tiny keyword models trained on it from text alone load in
+# C++, score bit for bit as the scripts' integer reference, carry their phrase and their second
+# stage (the phones and the default thresholds) and share the trunk's bytes. Skips without
+# PyTorch, the synthesisers or the data, and under qemu-user (saying why).
 # Usage: tests/wakeword_smoke_test.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
@@ -28,11 +28,20 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 export EARSHOT_CACHE=$tmp/cache
 common=(--data "$data" --earshot "$earshot")
 
-# A word with no pronunciation: exit 2, the word named, no model written.
+# A word the dictionary lacks takes espeak-ng's pronunciation (`earshot pronounce`); with no
+# pronunciation at all (no espeak-ng on the PATH): exit 2, the word named, no model written.
+/usr/bin/python3 - "$train" "$earshot" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import pronounce
+spoken, phones = pronounce.pronounce("Okay, Nabu!", pronounce.load(), pronounce.espeak(sys.argv[2]))
+assert spoken == ["okay", "nabu"] and phones == ("OW", "K", "EY", "N", "AA", "B", "UW"), phones
+PY
 rc=0
-/usr/bin/python3 "$train/train_wakeword.py" "hey qxzvbl" --out "$tmp/bad.eshm" "${common[@]}" \
-  2> "$tmp/bad.err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q "'qxzvbl': no pronunciation" "$tmp/bad.err" && [ ! -e "$tmp/bad.eshm" ]
+env PATH=/nonexistent /usr/bin/python3 "$train/train_wakeword.py" "hey qxzvbl" --out "$tmp/bad.eshm" \
+  "${common[@]}" 2> "$tmp/bad.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "'qxzvbl': no pronunciation.*espeak-ng could not be run" "$tmp/bad.err" &&
+  [ ! -e "$tmp/bad.eshm" ]
 
 /usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \
   --epochs 1 --synth-per-word 1 --vocabulary 4 --no-aligned > /dev/null

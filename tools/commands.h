@@ -11,5 +11,6 @@ extern const Command kVadCommand;
 extern const Command kKwsCommand;
 extern const Command kTranscribeCommand;
 extern const Command kBenchCommand;
+extern const Command kPronounceCommand;
 
 }  // namespace earshot::cli

@@ -8,10 +8,11 @@ namespace {
 
 using earshot::cli::Command;
 
-const Command* const kCommands[] = {&earshot::cli::kRunCommand, &earshot::cli::kVadCommand,
-                                    &earshot::cli::kKwsCommand,
-                                    &earshot::cli::kTranscribeCommand,
-                                    &earshot::cli::kFeaturesCommand, &earshot::cli::kBenchCommand};
+const Command* const kCommands[] = {
+    &earshot::cli::kRunCommand,      &earshot::cli::kVadCommand,
+    &earshot::cli::kKwsCommand,      &earshot::cli::kTranscribeCommand,
+    &earshot::cli::kFeaturesCommand, &earshot::cli::kPronounceCommand,
+    &earshot::cli::kBenchCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,
@@ -22,8 +23,9 @@ void PrintUsage(std::FILE* out) {
     std::fprintf(out, "  %-12.*s %.*s\n", static_cast<int>(c->name.size()), c->name.data(),
                  static_cast<int>(c->synopsis.size()), c->synopsis.data());
   }
-  std::fprintf(out, "\n`earshot COMMAND --help` describes one; `earshot --version` prints the "
-                    "version.\nExit status: 0 ok, 1 runtime error, 2 usage error.\n");
+  std::fprintf(out,
+               "\n`earshot COMMAND --help` describes one; `earshot --version` prints the "
+               "version.\nExit status: 0 ok, 1 runtime error, 2 usage error.\n");
 }
 
 }  // namespace

@@ -3,10 +3,13 @@ speech-to-text reads), and the phrases that sound like a wake word: dictionary w
 whose phones differ from the phrase's by a few edits (insertions, deletions, substitutions), the
 near misses a keyword model must learn to reject ("snow buoy", "so boy", "snowboard" for
 "snowboy"). A word missing from the dictionary is split into two or three dictionary words where it
-can be ("snowboy" = "snow" + "boy"), else it is an error naming the word."""
+can be ("snowboy" = "snow" + "boy"), else it takes espeak-ng's pronunciation as the device derives
+it for such words (`earshot pronounce`: espeak-ng's phonemes mapped to the acoustic model's phones;
+"nabu" = N AA B UW), else it is an error naming the word."""
 import hashlib
 import os
 import re
+import subprocess
 
 DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
 
@@ -50,21 +53,46 @@ def normalise(phrase):
     return re.findall(r"[a-z']+", phrase.lower())
 
 
-def pronounce(phrase, words):
+def espeak(earshot):
+    """A `derive` for pronounce(): the word's phones from `earshot pronounce WORD` (espeak-ng's, as
+    the device derives them for words its dictionary lacks), or PronunciationError saying why not."""
+    def derive(word):
+        try:
+            r = subprocess.run([earshot, "pronounce", word], capture_output=True, text=True)
+        except OSError as e:
+            raise PronunciationError(f"'{word}': {earshot} could not be run ({e.strerror})") from e
+        if r.returncode != 0:
+            why = r.stderr.strip().removeprefix("earshot: pronounce: ")
+            raise PronunciationError(why or f"'{word}': {earshot} pronounce failed")
+        return tuple(r.stdout.split("\t", 1)[1].split())
+    return derive
+
+
+def pronounce(phrase, words, derive=None):
     """(the phrase's spoken words, their phones): each word as the dictionary has it, or split
-    into dictionary words; PronunciationError naming the first word with neither."""
+    into dictionary words, or else as `derive` gives it (espeak(): espeak-ng's); PronunciationError
+    naming the first word with none."""
     spoken, phones = [], []
     if not normalise(phrase):
         raise PronunciationError(f"'{phrase}': no words to pronounce")
     for w in normalise(phrase):
         parts = [w] if w in words else split_compound(w, words)
-        if not parts:
+        if parts:
+            spoken += parts
+            for p in parts:
+                phones += list(words[p][0])
+            continue
+        hint = "spell it as words the dictionary knows, e.g. 'snow boy'"
+        if derive is None:
             raise PronunciationError(
-                f"'{w}': no pronunciation in {DICTIONARY}, nor a split into dictionary words "
-                "(spell it as words the dictionary knows, e.g. 'snow boy')")
-        spoken += parts
-        for p in parts:
-            phones += list(words[p][0])
+                f"'{w}': no pronunciation in {DICTIONARY}, nor a split into dictionary words ({hint})")
+        try:
+            phones += list(derive(w))
+        except PronunciationError as e:
+            raise PronunciationError(
+                f"'{w}': no pronunciation in {DICTIONARY}, nor a split into dictionary words, nor "
+                f"from espeak-ng ({e}; {hint})") from e
+        spoken.append(w)
     return spoken, tuple(phones)
 
 
@@ -101,14 +129,15 @@ def _close(target, by_length, limit):
     return out
 
 
-def confusables(phrase, words, count=60, common=frozenset()):
+def confusables(phrase, words, count=60, common=frozenset(), derive=None):
     """Phrases that sound like `phrase` but are not it: single words and word pairs of the
     dictionary within a third of its phones' length in edits (at least 1, at most 3), and each
     word of a several-word phrase alone; never a sequence that holds all of the phrase's phones,
     and one spelling per sequence of phones. Nearest first; among equals, those made of `common`
     words (e.g. the read speech's vocabulary) first, then in a fixed pseudo-random order (a hash
-    of the text), so that one first word does not fill the list. At most `count`."""
-    spoken, target = pronounce(phrase, words)
+    of the text), so that one first word does not fill the list. At most `count`. `derive`: as
+    pronounce's."""
+    spoken, target = pronounce(phrase, words, derive)
     limit = min(3, max(1, len(target) // 3))
     plain = [w for w in words if re.fullmatch(r"[a-z]+", w)]
     by_length = {}

@@ -9,9 +9,10 @@ usage: tools/train/train_wakeword.py PHRASE --out FILE [--trunk models/kws/trunk
 e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models/kws/hey_snowboy.eshm
 
 1. The phrase's pronunciation from the pocketsphinx dictionary (pronounce.py; a word it does not
-   know and cannot split into words it knows is an error naming the word, exit 2), and the phrases
-   that sound like it: dictionary words and word pairs a few phone edits away, and each word of a
-   several-word phrase alone.
+   know and cannot split into words it knows takes espeak-ng's pronunciation as the device derives
+   it, `earshot pronounce`; a word with none of the three is an error naming the word, exit 2),
+   and the phrases that sound like it: dictionary words and word pairs a few phone edits away, and
+   each word of a several-word phrase alone.
 2. Synthetic speech (kws_synth.py): the phrase said by every English voice of espeak-ng (accents
    and voice variants) and flite, at many rates and pitches, with pauses of 0-150 ms between the
    words; its near misses and plain sentences in the same voices (negatives).
@@ -200,9 +201,9 @@ def parse_args():
 def main():
     args = parse_args()
     t_start = time.time()
-    words = pronounce.load()
+    words, derive = pronounce.load(), pronounce.espeak(args.earshot)
     try:
-        spoken, phones = pronounce.pronounce(args.phrase, words)
+        spoken, phones = pronounce.pronounce(args.phrase, words, derive)
     except pronounce.PronunciationError as e:
         print(f"train_wakeword.py: {e}", file=sys.stderr)
         sys.exit(2)
@@ -212,7 +213,7 @@ def main():
     torch.manual_seed(args.seed)
     log = open_log(args.log)
     phrase = " ".join(pronounce.normalise(args.phrase))
-    near = pronounce.confusables(phrase, words, args.near, common_words(args.data))
+    near = pronounce.confusables(phrase, words, args.near, common_words(args.data), derive)
     log(f"wake word '{phrase}': {' '.join(spoken)} = {' '.join(phones)}; {len(near)} near misses: "
         f"{', '.join(near[:12])}{', ...' if len(near) > 12 else ''}")
     cache = kws_synth.default_cache("wakeword_synth") if args.synth == "cache" else args.synth
