@@ -96,6 +96,12 @@ def pronounce(phrase, words, derive=None):
     return spoken, tuple(phones)
 
 
+def described(spoken, words):
+    """The spoken words for a log or a model card: a word the dictionary lacks (its pronunciation
+    espeak-ng's) marked so."""
+    return [w if w in words else f"{w} (espeak-ng)" for w in spoken]
+
+
 def edit_distance(a, b, limit=None):
     """Levenshtein distance of two phone sequences, or limit + 1 once it must exceed limit (no
     limit: the distance)."""

@@ -213,6 +213,7 @@ def main():
     torch.manual_seed(args.seed)
     log = open_log(args.log)
     phrase = " ".join(pronounce.normalise(args.phrase))
+    spoken = pronounce.described(spoken, words)
     near = pronounce.confusables(phrase, words, args.near, common_words(args.data), derive)
     log(f"wake word '{phrase}': {' '.join(spoken)} = {' '.join(phones)}; {len(near)} near misses: "
         f"{', '.join(near[:12])}{', ...' if len(near) > 12 else ''}")
@@ -280,11 +281,12 @@ def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, thresh
             rest.append(a)
         skip = a in ("--data", "--earshot")
     command = " ".join(["tools/train/train_wakeword.py", f'"{args.phrase}"'] + rest)
+    source = "; espeak-ng's for a word it lacks" if any("(espeak-ng)" in w for w in spoken) else ""
     text = f"""# Wake-word model: "{phrase}"
 
 - File: `{os.path.basename(args.out)}` (earshot model format, kind `kws-mlp`), trained from text
   only by `tools/train/train_wakeword.py`: no recording of the phrase was read.
-- Pronunciation (pocketsphinx en-us dictionary): {' + '.join(spoken)} = `{' '.join(phones)}`.
+- Pronunciation (pocketsphinx en-us dictionary{source}): {' + '.join(spoken)} = `{' '.join(phones)}`.
 - Input: the device's fixed-point log-mel (40 bands, 25 ms windows, 10 ms hops, 20-7600 Hz), bands
   pooled in pairs, minus a running mean (`kws_transform` {list(trunk[3])}), 77 frames every 2nd
   hop (1.5 s); the loader checks the front end the file states.
