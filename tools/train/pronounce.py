@@ -49,8 +49,9 @@ def split_compound(word, words, most=3):
 
 
 def normalise(phrase):
-    """The phrase's words, lower case, letters and apostrophes only."""
-    return re.findall(r"[a-z']+", phrase.lower())
+    """The phrase's words, lower case, letters, digits and apostrophes only ("R2-D2" is "r2" and
+    "d2": words the dictionary lacks, which espeak-ng says)."""
+    return re.findall(r"[a-z0-9']+", phrase.lower())
 
 
 def espeak(earshot):
