@@ -38,8 +38,7 @@ int Pronounce(const Args& args) {
 }  // namespace
 
 const Command kPronounceCommand{
-    "pronounce", "print espeak-ng's pronunciation of words the dictionary lacks, in CMU phones",
-    kUsage,      {},
-    {},          Pronounce};
+    "pronounce", "print the phones espeak-ng gives words the dictionary lacks", kUsage, {}, {},
+    Pronounce};
 
 }  // namespace earshot::cli
