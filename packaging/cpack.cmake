@@ -44,6 +44,9 @@ set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
 # sysusers and systemd helpers the maintainer scripts call, the bus the daemon joins.
 set(CPACK_DEBIAN_PACKAGE_DEPENDS
     "pocketsphinx-en-us, systemd | systemd-standalone-sysusers | systemd-sysusers, init-system-helpers (>= 1.54~), dbus")
+# espeak-ng: the pronunciation of a command set's word the dictionary lacks (and `earshot
+# pronounce`); without it such a set is refused, naming the word.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "espeak-ng")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${CMAKE_CURRENT_LIST_DIR}/debian/conffiles ${CMAKE_CURRENT_LIST_DIR}/debian/postinst
     ${CMAKE_CURRENT_LIST_DIR}/debian/prerm ${CMAKE_CURRENT_LIST_DIR}/debian/postrm

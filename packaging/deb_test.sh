@@ -21,6 +21,7 @@ echo "$(grep -E '^ (Installed-Size|Depends):' info.txt)"
 check "config is a conffile" test "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" = /etc/earshot/earshot.toml
 check "Depends computed from the binaries" grep -q '^ Depends:.*libsndfile1' info.txt
 check "its architecture" test "$(dpkg-deb -f "$deb" Architecture)" = "$arch"
+check "Recommends espeak-ng (words the dictionary lacks)" test "$(dpkg-deb -f "$deb" Recommends)" = espeak-ng
 # Every dependency (one alternative of each) installed here, at a version it allows, for the
 # package's architecture: that architecture's package, or one of any that serves all (Multi-Arch:
 # foreign, Architecture: all; dbus, the model).
