@@ -66,10 +66,14 @@ Result<std::string> RunEspeak(const std::string& word) {
     if (output.size() > 4096) break;  // one word's phonemes are far shorter
   }
   close(out[0]);
-  if (spawned != 0) return Error{"espeak-ng could not be run (install Debian's espeak-ng)"};
+  const Error missing{"espeak-ng could not be run (install Debian's espeak-ng)"};
+  if (spawned != 0) return missing;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  // 127: the spawned child could not exec it (where posix_spawnp cannot say so itself, as under
+  // qemu-user).
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 127) return missing;
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return Error{"espeak-ng failed"};
   return output;
 }
