@@ -7,6 +7,7 @@
 #include <numbers>
 #include <random>
 
+#include "audio/format.h"
 #include "base/read_file.h"
 #include "models/pocketsphinx/acoustic_model_check.h"
 #include "models/pocketsphinx/pocketsphinx_init.h"
@@ -60,6 +61,27 @@ double HighPassedAt(const std::vector<double>& taps, std::span<const T> x, size_
   return y;
 }
 
+// The floor of the longest window (kVerifyFramesBefore + kVerifyFramesAfter + 1 frames), made
+// once: white noise of kHighBandFloorRms from a fixed seed, high-passed (HighPass).
+const std::vector<double>& Floor() {
+  static const std::vector<double> floor = [] {
+    constexpr unsigned kSeed = 150;  // any fixed seed
+    constexpr size_t kLength =
+        (kVerifyFramesBefore + kVerifyFramesAfter + 1) * audio::kFrameSamples;
+    std::mt19937 noise_source(kSeed);
+    std::normal_distribution<double> white(0.0, kHighBandFloorRms);
+    const std::vector<double>& taps = HighPass();
+    std::vector<double> noise(kLength + taps.size());
+    for (double& x : noise) x = white(noise_source);
+    std::vector<double> high(kLength);
+    for (size_t i = 0; i < kLength; ++i) {
+      high[i] = HighPassedAt(taps, std::span<const double>(noise), i);
+    }
+    return high;
+  }();
+  return floor;
+}
+
 size_t PhoneCount(const std::string& phones) {
   return static_cast<size_t>(std::count(phones.begin(), phones.end(), ' ')) + 1;
 }
@@ -80,14 +102,10 @@ bool HighBandIsEmpty(std::span<const int16_t> samples) {
 }
 
 void AddHighBandFloor(std::span<int16_t> samples) {
-  std::mt19937 noise_source(kVerifyFramesBefore);  // any fixed seed: the same floor every call
-  std::normal_distribution<double> white(0.0, kHighBandFloorRms);
-  const std::vector<double>& taps = HighPass();
-  std::vector<double> noise(samples.size() + taps.size());
-  for (double& x : noise) x = white(noise_source);
+  const std::vector<double>& floor = Floor();
   for (size_t i = 0; i < samples.size(); ++i) {
-    const double floor = HighPassedAt(taps, std::span<const double>(noise), i);
-    samples[i] = static_cast<int16_t>(std::clamp(std::lround(samples[i] + floor), -32768L, 32767L));
+    const double x = samples[i] + floor[i % floor.size()];
+    samples[i] = static_cast<int16_t>(std::clamp(std::lround(x), -32768L, 32767L));
   }
 }
 

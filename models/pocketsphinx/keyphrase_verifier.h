@@ -43,7 +43,8 @@ inline constexpr double kEmptyBandRatio = 1e-4;  // -40 dB
 // Whether `samples` (16 kHz) have an empty band above kHighBandFloorHz (see above).
 bool HighBandIsEmpty(std::span<const int16_t> samples);
 // `samples` with the floor above added: the same noise for every call, so a window's score is its
-// own.
+// own (made once for the longest window, kVerifyFramesBefore + kVerifyFramesAfter + 1 frames, and
+// repeated after it).
 void AddHighBandFloor(std::span<int16_t> samples);
 
 class KeyphraseVerifier {

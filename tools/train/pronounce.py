@@ -136,15 +136,14 @@ def _close(target, by_length, limit):
     return out
 
 
-def confusables(phrase, words, count=60, common=frozenset(), derive=None):
-    """Phrases that sound like `phrase` but are not it: single words and word pairs of the
+def confusables(spoken, target, words, count=60, common=frozenset()):
+    """Phrases that sound like the phrase but are not it: single words and word pairs of the
     dictionary within a third of its phones' length in edits (at least 1, at most 3), and each
     word of a several-word phrase alone; never a sequence that holds all of the phrase's phones,
     and one spelling per sequence of phones. Nearest first; among equals, those made of `common`
     words (e.g. the read speech's vocabulary) first, then in a fixed pseudo-random order (a hash
-    of the text), so that one first word does not fill the list. At most `count`. `derive`: as
-    pronounce's."""
-    spoken, target = pronounce(phrase, words, derive)
+    of the text), so that one first word does not fill the list. At most `count`. `spoken`,
+    `target`: the phrase's words and phones, as pronounce() gives them."""
     limit = min(3, max(1, len(target) // 3))
     plain = [w for w in words if re.fullmatch(r"[a-z]+", w)]
     by_length = {}

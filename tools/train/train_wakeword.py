@@ -201,9 +201,9 @@ def parse_args():
 def main():
     args = parse_args()
     t_start = time.time()
-    words, derive = pronounce.load(), pronounce.espeak(args.earshot)
+    words = pronounce.load()
     try:
-        spoken, phones = pronounce.pronounce(args.phrase, words, derive)
+        spoken, phones = pronounce.pronounce(args.phrase, words, pronounce.espeak(args.earshot))
     except pronounce.PronunciationError as e:
         print(f"train_wakeword.py: {e}", file=sys.stderr)
         sys.exit(2)
@@ -213,8 +213,8 @@ def main():
     torch.manual_seed(args.seed)
     log = open_log(args.log)
     phrase = " ".join(pronounce.normalise(args.phrase))
+    near = pronounce.confusables(spoken, phones, words, args.near, common_words(args.data))
     spoken = pronounce.described(spoken, words)
-    near = pronounce.confusables(phrase, words, args.near, common_words(args.data), derive)
     log(f"wake word '{phrase}': {' '.join(spoken)} = {' '.join(phones)}; {len(near)} near misses: "
         f"{', '.join(near[:12])}{', ...' if len(near) > 12 else ''}")
     cache = kws_synth.default_cache("wakeword_synth") if args.synth == "cache" else args.synth
