@@ -5,7 +5,10 @@ with the digits command set (tools/samples/commands/digits.commands). Reports st
 whole sequence right, not rejected) and word accuracy (1 - word edit distance / words said; a
 rejected sequence counts every digit as missed).
 Usage: tools/eval/digit_strings.py [--data DIR] [--earshot BIN] [--fsdd DIR] [--split dev]
-       [--count 200] [--seed 49] [--set stt.KEY=V]...   (FSDD folder: <split>/<digit>/<speaker>_<take>.flac)"""
+       [--count 200] [--seed 49] [--set stt.KEY=V]...
+The clips: FSDD/SPLIT/<digit word>/<speaker>_<take>.flac (the shared data's kws_aux/fsdd), or
+FSDD's own layout, FSDD/SPLIT/<digit>_<speaker>_<take>.wav (--fsdd free-spoken-digit-dataset
+--split recordings); any sample rate (read through sox at 16 kHz)."""
 import json
 import os
 import random
@@ -20,15 +23,30 @@ from audio_io import ROOT, SR, parser, read_audio, write_wav  # noqa: E402
 
 DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 SET = os.path.join(ROOT, "tools", "samples", "commands", "digits.commands")
+AUDIO = (".flac", ".wav")
+DIGIT_NUMBERS = [str(n) for n in range(10)]
 
 
 def by_speaker(split_dir):
-    """{speaker: {digit: [files]}}."""
+    """{speaker: {digit: [files]}} of the speakers with clips of all ten digits: from
+    <digit word>/<speaker>_<take>.flac|wav (the shared data's layout) or, where there is no such
+    folder, from <digit>_<speaker>_<take>.wav|flac (FSDD's own recordings/)."""
+    found = []  # (speaker, digit word, file)
+    names = sorted(os.listdir(split_dir)) if os.path.isdir(split_dir) else []
+    if any(d in names for d in DIGITS):
+        for d in DIGITS:
+            folder = os.path.join(split_dir, d)
+            for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+                if f.endswith(AUDIO):
+                    found.append((f.rsplit("_", 1)[0], d, os.path.join(folder, f)))
+    else:
+        for f in names:
+            parts = os.path.splitext(f)[0].split("_")
+            if f.endswith(AUDIO) and len(parts) == 3 and parts[0] in DIGIT_NUMBERS:
+                found.append((parts[1], DIGITS[int(parts[0])], os.path.join(split_dir, f)))
     out = {}
-    for d in DIGITS:
-        folder = os.path.join(split_dir, d)
-        for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-            out.setdefault(f.rsplit("_", 1)[0], {}).setdefault(d, []).append(os.path.join(folder, f))
+    for speaker, digit, path in found:
+        out.setdefault(speaker, {}).setdefault(digit, []).append(path)
     return {s: v for s, v in out.items() if len(v) == len(DIGITS)}
 
 
@@ -71,9 +89,10 @@ def main():
     p.add_argument("--seed", type=int, default=49)
     p.add_argument("--set", action="append", default=[], dest="options")
     a = p.parse_args()
-    clips = by_speaker(os.path.join(a.fsdd or os.path.join(a.data, "kws_aux", "fsdd"), a.split))
+    split_dir = os.path.join(a.fsdd or os.path.join(a.data, "kws_aux", "fsdd"), a.split)
+    clips = by_speaker(split_dir)
     if not clips:
-        sys.exit("digit_strings: no speaker with clips of all ten digits")
+        sys.exit(f"digit_strings: {split_dir}: no speaker with clips of all ten digits")
     sequences = build(random.Random(a.seed), clips, a.count)
     with tempfile.TemporaryDirectory() as tmp:
         files = []
