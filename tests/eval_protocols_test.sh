@@ -25,7 +25,7 @@ for w in yes bird; do
   cp $(first 1 "$data/kws/train/$w/"*.flac) "$tmp/sc/train/$w/"
 done
 mkdir -p "$tmp/speech"
-cp $(first 2 "$data/stt/"*.flac) "$tmp/speech/"
+cp $(first 2 $(ls -Sr "$data/stt/"*.flac)) "$tmp/speech/"  # the two shortest
 $py "$src/tools/eval/command_reject.py" --earshot "$earshot" --kws "$tmp/sc" --speech "$tmp/speech" \
   > "$tmp/split.txt"
 [ "$(summary "$tmp/split.txt" 's["held_out"]')" = "['test']" ] || fail "test/ not the held-out split"
