@@ -104,14 +104,15 @@ def main():
     summary["other_words_dev_files"] = len(dev_others)
     rej = summary["rejected_by_word"].values()
     rec = summary["recognised_by_word"].values()
-    summary["worst_word_rejection"] = min(r / n for r, n in rej) if rej else 0.0
+    summary["worst_word_rejection"] = min(r / n for r, n in rej) if rej else None
     summary["other_words_rejected"] = sum(r for r, _ in rej) / max(1, sum(n for _, n in rej))
     summary["ten_recognised_dev"] = sum(r for r, _ in rec) / max(1, sum(n for _, n in rec))
     summary["read_speech_rejected"] = (sum(heard[f] is None for f in reads) / len(reads)
                                        if reads else None)
     summary["read_speech_files"] = len(reads)
+    worst = summary["worst_word_rejection"]
     print(f"other words rejected: {100 * summary['other_words_rejected']:.1f}% (worst word "
-          f"{100 * summary['worst_word_rejection']:.1f}%; {names} alone "
+          + (f"{100 * worst:.1f}%" if rej else "n/a") + f"; {names} alone "
           f"{100 * summary['other_words_rejected_dev']:.1f}% of {len(dev_others)}); "
           f"the ten recognised on {names}: "
           f"{100 * summary['ten_recognised_dev']:.1f}%; read speech rejected: "
