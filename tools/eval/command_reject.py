@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
-from audio_io import ROOT, parser  # noqa: E402
+from audio_io import AUDIO, ROOT, parser  # noqa: E402
 
 TEN = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
 SET = os.path.join(ROOT, "tools", "samples", "commands", "ten.commands")
@@ -35,9 +35,6 @@ def transcribe(earshot, files, options):
             path, _text, command = line.split("\t")
             out[path] = None if command == "rejected" else command.split("word=")[-1]
     return out
-
-
-AUDIO = (".flac", ".wav")
 
 
 def clips(split_dir):

@@ -19,11 +19,10 @@ import tempfile
 import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
-from audio_io import ROOT, SR, parser, read_audio, write_wav  # noqa: E402
+from audio_io import AUDIO, ROOT, SR, parser, read_audio, write_wav  # noqa: E402
 
 DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 SET = os.path.join(ROOT, "tools", "samples", "commands", "digits.commands")
-AUDIO = (".flac", ".wav")
 DIGIT_NUMBERS = [str(n) for n in range(10)]
 
 

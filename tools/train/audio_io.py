@@ -12,6 +12,7 @@ import numpy as np
 
 SR = 16000
 HOP = 160
+AUDIO = (".flac", ".wav")  # the recordings' file names end so
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 

@@ -11,7 +11,7 @@ import audio_io
 def list_audio(root, sub):
     out = []
     for dirpath, _, files in os.walk(os.path.join(root, sub)):
-        out += [os.path.join(dirpath, f) for f in files if f.endswith((".flac", ".wav"))]
+        out += [os.path.join(dirpath, f) for f in files if f.endswith(audio_io.AUDIO)]
     return sorted(out)
 
 
