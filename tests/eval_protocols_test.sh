@@ -18,14 +18,16 @@ first() { local n=$1; shift; printf '%s\n' "${@:1:$n}"; }  # the first n of the 
 summary() { tail -1 "$1" | $py -c "import json,sys; s=json.load(sys.stdin); print($2)"; }
 
 # Speech Commands with a held-out test/ split (the layout of the held-out set): two clips of a
-# command word and of another word, two read-speech utterances.
+# command word and of another word, two read-speech utterances (one in a subfolder).
 for w in yes bird; do
   mkdir -p "$tmp/sc/test/$w" "$tmp/sc/train/$w"
   cp $(first 2 "$data/kws/dev/$w/"*.flac) "$tmp/sc/test/$w/"
   cp $(first 1 "$data/kws/train/$w/"*.flac) "$tmp/sc/train/$w/"
 done
-mkdir -p "$tmp/speech"
-cp $(first 2 $(ls -Sr "$data/stt/"*.flac)) "$tmp/speech/"  # the two shortest
+mkdir -p "$tmp/speech/1089/134686"  # the two shortest: one flat, one as LibriSpeech nests them
+shortest=($(first 2 $(ls -Sr "$data/stt/"*.flac)))
+cp "${shortest[0]}" "$tmp/speech/"
+cp "${shortest[1]}" "$tmp/speech/1089/134686/"
 $py "$src/tools/eval/command_reject.py" --earshot "$earshot" --kws "$tmp/sc" --speech "$tmp/speech" \
   > "$tmp/split.txt"
 [ "$(summary "$tmp/split.txt" 's["held_out"]')" = "['test']" ] || fail "test/ not the held-out split"
@@ -48,11 +50,11 @@ $py "$src/tools/eval/command_reject.py" --earshot "$earshot" --kws "$tmp/google"
 [ "$(summary "$tmp/google.txt" 's["splits"]')" = "['all']" ] || fail "Google's layout not one split"
 [ "$(summary "$tmp/google.txt" 'sorted(s["rejected_by_word"]) + sorted(s["recognised_by_word"])')" \
   = "['house', 'left']" ] || fail "Google's layout: words not house and left (_background_noise_ left out)"
-if $py "$src/tools/eval/command_reject.py" --earshot "$earshot" --kws "$tmp/speech" \
+if $py "$src/tools/eval/command_reject.py" --earshot "$earshot" --kws "$tmp/google/left" \
     > /dev/null 2> "$tmp/err.txt"; then
   fail "a folder of no word folders was accepted"
 fi
-grep -qF "$tmp/speech: no <split>/<word>/ nor <word>/ folder" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
+grep -qF "$tmp/google/left: no <split>/<word>/ nor <word>/ folder" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
 
 # FSDD: the shared data's layout, then FSDD's own (8 kHz .wav named <digit>_<speaker>_<take>).
 digits=(zero one two three four five six seven eight nine)
@@ -72,9 +74,9 @@ for case in "fsdd held" "fsdd_own recordings"; do
   [ "$(summary "$tmp/$1.txt" '(s["sequences"], s["speakers"])')" = "(3, ['nicolas'])" ] ||
     fail "$1: not 3 strings of nicolas: $(cat "$tmp/$1.txt")"
 done
-if $py "$src/tools/eval/digit_strings.py" --earshot "$earshot" --fsdd "$tmp" --split speech \
+if $py "$src/tools/eval/digit_strings.py" --earshot "$earshot" --fsdd "$tmp/google" --split left \
     > /dev/null 2> "$tmp/err.txt"; then
   fail "a folder of no digits was accepted"
 fi
-grep -qF "$tmp/speech: no speaker with clips of all ten digits" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
+grep -qF "$tmp/google/left: no speaker with clips of all ten digits" "$tmp/err.txt" || fail "error: $(cat "$tmp/err.txt")"
 echo "eval_protocols_test: every check passed"

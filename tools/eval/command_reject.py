@@ -4,7 +4,8 @@ set (tools/samples/commands/ten.commands), decoded by `earshot transcribe` with 
   - the other words of the Speech Commands folder must be rejected (by word; and on its held-out
     splits alone, every split but train/, whose speakers no bundled model trained on);
   - the ten must be recognised on the held-out splits (the right word, not rejected);
-  - every recording of a read-speech folder (LibriSpeech utterances) must be rejected.
+  - every recording of a read-speech folder and its subfolders (LibriSpeech utterances, flat or
+    in its own <speaker>/<chapter>/) must be rejected.
 Runs unchanged on any Speech Commands folder: <split>/<word>/* (train/, dev/, test/, ...) or
 <word>/* (Google's own layout: one split, held out), of .flac or .wav files.
 Usage: tools/eval/command_reject.py [--data DIR] [--earshot BIN] [--kws DIR] [--speech DIR]
@@ -17,7 +18,8 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
-from audio_io import AUDIO, ROOT, parser  # noqa: E402
+from audio_io import ROOT, parser  # noqa: E402
+from augment import list_audio  # noqa: E402
 
 TEN = ["yes", "no", "up", "down", "left", "right", "on", "off", "stop", "go"]
 SET = os.path.join(ROOT, "tools", "samples", "commands", "ten.commands")
@@ -42,9 +44,8 @@ def clips(split_dir):
     _background_noise_ and any other folder whose name starts with _)."""
     out = {}
     for w in sorted(os.listdir(split_dir)):
-        folder = os.path.join(split_dir, w)
-        if os.path.isdir(folder) and not w.startswith("_"):
-            files = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(AUDIO))
+        if os.path.isdir(os.path.join(split_dir, w)) and not w.startswith("_"):
+            files = list_audio(split_dir, w)
             if files:
                 out[w] = files
     return out
@@ -78,8 +79,7 @@ def main():
         sys.exit(f"command_reject: {kws}: no <split>/<word>/ nor <word>/ folder of .flac or .wav")
     held_out = [s for s in splits if s != "train"] or list(splits)
     files = [f for s in splits.values() for fs in s.values() for f in fs]
-    reads = sorted(os.path.join(speech, f) for f in os.listdir(speech) if f.endswith(AUDIO)) \
-        if os.path.isdir(speech) else []
+    reads = list_audio(speech, "")
     heard = transcribe(a.earshot, files + reads, options)
     summary = {"splits": sorted(splits), "held_out": held_out,
                "rejected_by_word": {}, "recognised_by_word": {}}
@@ -109,7 +109,7 @@ def main():
     summary["read_speech_files"] = len(reads)
     worst = summary["worst_word_rejection"]
     print(f"other words rejected: {100 * summary['other_words_rejected']:.1f}% (worst word "
-          + (f"{100 * worst:.1f}%" if rej else "n/a") + f"; {names} alone "
+          + (f"{100 * worst:.1f}%" if worst is not None else "n/a") + f"; {names} alone "
           f"{100 * summary['other_words_rejected_dev']:.1f}% of {len(dev_others)}); "
           f"the ten recognised on {names}: "
           f"{100 * summary['ten_recognised_dev']:.1f}%; read speech rejected: "

@@ -20,6 +20,8 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
 from audio_io import AUDIO, ROOT, SR, parser, read_audio, write_wav  # noqa: E402
+from augment import list_audio  # noqa: E402
+from pronounce import edit_distance  # noqa: E402
 
 DIGITS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"]
 SET = os.path.join(ROOT, "tools", "samples", "commands", "digits.commands")
@@ -34,10 +36,8 @@ def by_speaker(split_dir):
     names = sorted(os.listdir(split_dir)) if os.path.isdir(split_dir) else []
     if any(d in names for d in DIGITS):
         for d in DIGITS:
-            folder = os.path.join(split_dir, d)
-            for f in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
-                if f.endswith(AUDIO):
-                    found.append((f.rsplit("_", 1)[0], d, os.path.join(folder, f)))
+            for path in list_audio(split_dir, d):
+                found.append((os.path.basename(path).rsplit("_", 1)[0], d, path))
     else:
         for f in names:
             parts = os.path.splitext(f)[0].split("_")
@@ -68,16 +68,6 @@ def build(rng, clips, n):
             parts.append(pause(nrng, rng.uniform(150, 500) if i + 1 < len(words) else 300))
         out.append((words, np.concatenate(parts)))
     return out
-
-
-def edit_distance(a, b):
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, y in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y))
-        prev = cur
-    return prev[-1]
 
 
 def main():
