@@ -42,6 +42,11 @@ env PATH=/nonexistent /usr/bin/python3 "$train/train_wakeword.py" "hey qxzvbl" -
   "${common[@]}" 2> "$tmp/bad.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "'qxzvbl': no pronunciation.*espeak-ng could not be run" "$tmp/bad.err" &&
   [ ! -e "$tmp/bad.eshm" ]
+# A letter outside a-z is named, not dropped ("élan" was trained as "lan").
+rc=0
+/usr/bin/python3 "$train/train_wakeword.py" "hey élan" --out "$tmp/bad.eshm" "${common[@]}" \
+  2> "$tmp/bad.err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "'élan': a letter outside a-z" "$tmp/bad.err" && [ ! -e "$tmp/bad.eshm" ]
 
 /usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \
   --epochs 1 --synth-per-word 1 --vocabulary 4 --no-aligned > /dev/null

@@ -74,6 +74,10 @@ def pronounce(phrase, words, derive=None):
     into dictionary words, or else as `derive` gives it (espeak(): espeak-ng's); PronunciationError
     naming the first word with none."""
     spoken, phones = [], []
+    for w in re.findall(r"[^\W_]+", phrase.lower()):
+        if not re.fullmatch(r"[a-z0-9]+", w):  # normalise() would drop the letter: "élan" as "lan"
+            raise PronunciationError(f"'{w}': a letter outside a-z, which {DICTIONARY} does not "
+                                     "spell in (write the word as it is said, 'cafe' for 'café')")
     if not normalise(phrase):
         raise PronunciationError(f"'{phrase}': no words to pronounce")
     for w in normalise(phrase):
