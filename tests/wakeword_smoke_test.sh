@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Smoke test of the wake word from text (tools/train/train_wakeword.py): a word the dictionary
 # lacks is pronounced by espeak-ng, a word with no pronunciation at all (or a letter outside a-z)
-# is a usage error naming the word; a tiny shared trunk and two tiny keyword models trained on it from text alone load in
-# C++, score bit for bit as the scripts' integer reference, carry their phrase and their second
-# stage (the phones and the default thresholds) and share the trunk's bytes. Skips without
-# PyTorch, the synthesisers or the data, and under qemu-user (saying why).
+# is a usage error naming the word; a tiny shared trunk and two tiny keyword models trained on it
+# from text alone load in C++, score bit for bit as the scripts' integer reference, carry their
+# phrase and their second stage (the phones and the default thresholds) and share the trunk's
+# bytes. Skips without PyTorch, the synthesisers or the data, and under qemu-user (saying why).
 # Usage: tests/wakeword_smoke_test.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
