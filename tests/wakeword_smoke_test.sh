@@ -47,6 +47,16 @@ rc=0
 /usr/bin/python3 "$train/train_wakeword.py" "hey élan" --out "$tmp/bad.eshm" "${common[@]}" \
   2> "$tmp/bad.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q "'élan': a letter outside a-z" "$tmp/bad.err" && [ ! -e "$tmp/bad.eshm" ]
+# Paths it cannot use are usage errors naming them, before any training.
+bad_path() {  # EXPECTED-MESSAGE ARGS...: exit 2 and the message
+  local want=$1 rc=0; shift
+  /usr/bin/python3 "$train/train_wakeword.py" "hey jarvis" "${common[@]}" "$@" 2> "$tmp/bad.err" ||
+    rc=$?
+  [ "$rc" -eq 2 ] && grep -q -- "$want" "$tmp/bad.err"
+}
+bad_path "--out $tmp: a directory" --out "$tmp"
+bad_path "--data $tmp/nodata: no speech" --out "$tmp/m/bad.eshm" --data "$tmp/nodata"
+[ ! -e "$tmp/m" ]
 
 /usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \
   --epochs 1 --synth-per-word 1 --vocabulary 4 --no-aligned > /dev/null
