@@ -55,7 +55,9 @@ bad_path() {  # EXPECTED-MESSAGE ARGS...: exit 2 and the message
   [ "$rc" -eq 2 ] && grep -q -- "$want" "$tmp/bad.err"
 }
 bad_path "--out $tmp: a directory" --out "$tmp"
-bad_path "--data $tmp/nodata: no speech" --out "$tmp/m/bad.eshm" --data "$tmp/nodata"
+bad_path "--data $tmp/none: not a folder" --out "$tmp/m/bad.eshm" --data "$tmp/none"
+mkdir "$tmp/nodata"
+bad_path "--data $tmp/nodata: no speech/transcripts.tsv" --out "$tmp/m/bad.eshm" --data "$tmp/nodata"
 [ ! -e "$tmp/m" ]
 
 /usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \

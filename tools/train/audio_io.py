@@ -3,6 +3,7 @@
 Audio is decoded with sox (16 kHz mono int16); features come from the device's own front end through
 `earshot features`, so training sees exactly the integers the device computes (no train/serve skew).
 """
+import argparse
 import os
 import subprocess
 import tempfile
@@ -16,15 +17,45 @@ AUDIO = (".flac", ".wav")  # the recordings' file names end so
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
-def parser(doc):
+class _Parser(argparse.ArgumentParser):
+    def parse_args(self, *a, **kw):
+        args = super().parse_args(*a, **kw)
+        check_paths(self, args, self.needs)
+        return args
+
+
+def parser(doc, needs=()):
     """A training script's argument parser: its description the first line of doc, with --data
     (the shared recordings) and --earshot (the CLI whose front end makes the features) defaulting
-    to the repository's neighbours."""
-    import argparse
-    p = argparse.ArgumentParser(description=doc.split("\n")[0])
+    to the repository's neighbours; parse_args() checks --data (and its `needs`, paths inside it)
+    and any --out (check_paths)."""
+    p = _Parser(description=doc.split("\n")[0])
+    p.needs = needs
     p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     p.add_argument("--earshot", default=os.path.join(ROOT, "build", "tools", "earshot"))
     return p
+
+
+def check_paths(p, args, needs=()):
+    """Before any training, usage errors (exit 2) naming the path: --data not a folder or without
+    one of `needs`; --out a directory, or in a folder that cannot be made or written (found before,
+    as a traceback, or only when the model was written after the training)."""
+    if not os.path.isdir(args.data):
+        p.error(f"--data {args.data}: not a folder (the shared recordings, ../shared/data)")
+    for sub in needs:
+        if not os.path.exists(os.path.join(args.data, sub)):
+            p.error(f"--data {args.data}: no {sub} (the shared recordings, ../shared/data)")
+    out = getattr(args, "out", None)
+    if not out:
+        return
+    if os.path.isdir(out):
+        p.error(f"--out {out}: a directory (name the model's file, e.g. {out}/model.eshm)")
+    out_dir = os.path.dirname(os.path.abspath(out))
+    try:
+        os.makedirs(out_dir, exist_ok=True)
+        tempfile.TemporaryFile(dir=out_dir).close()
+    except OSError as e:
+        p.error(f"--out {out}: cannot write in {out_dir} ({e.strerror})")
 
 
 def read_audio(path):

@@ -42,7 +42,6 @@ fold scored by the ensemble that did not see its speakers): the classifier's acc
 NAME.hyp.tsv) the accuracy of the fusion for each bonus (command_fusion.h).
 --vectors-of writes the test vectors of an exported model, without training (after a new sample).
 """
-import argparse
 import os
 import sys
 import time
@@ -410,9 +409,7 @@ def clip_id(path):
 
 def main():
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.path.join(root, "..", "shared", "data"))
-    p.add_argument("--earshot", default=os.path.join(root, "build", "tools", "earshot"))
+    p = audio_io.parser(__doc__)
     p.add_argument("--out", default=os.path.join(root, "models", "commands", "commands.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "commands", "commands_train.log"))
     p.add_argument("--vectors", help="also write test vectors of the bundled sample here")

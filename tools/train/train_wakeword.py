@@ -40,7 +40,6 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
 import os
 import re
 import sys
-import tempfile
 import time
 
 import numpy as np
@@ -165,7 +164,8 @@ def quantised(net, calibration, context):
 
 def parse_args():
     root = audio_io.ROOT
-    p = audio_io.parser(__doc__)
+    p = audio_io.parser(__doc__, needs=("speech/transcripts.tsv", "speech_l2/transcripts.tsv",
+                                         "kws/train", "noise", "rir"))
     p.add_argument("phrase")
     p.add_argument("--out", required=True)
     p.add_argument("--trunk", default=os.path.join(root, "models", "kws", "trunk.eshm"))
@@ -196,27 +196,7 @@ def parse_args():
         args.positives, args.near, args.streams, args.epochs, args.mine_rounds = 12, 4, 4, 2, 1
     if args.log is None:
         args.log = os.path.splitext(args.out)[0] + "_train.log"
-    check_paths(p, args)
     return args
-
-
-def check_paths(p, args):
-    """Before any training: --out a file that can be written, --data the shared recordings (a
-    usage error naming the path, not a traceback after the training)."""
-    for sub in ("speech/transcripts.tsv", "speech_l2/transcripts.tsv", "kws/train", "noise", "rir"):
-        if not os.path.exists(os.path.join(args.data, sub)):
-            p.error(f"--data {args.data}: no {sub} (the shared recordings, ../shared/data)")
-    if os.path.isdir(args.out):
-        p.error(f"--out {args.out}: a directory (name the model's file, e.g. {args.out}/word.eshm)")
-    out_dir = os.path.dirname(os.path.abspath(args.out))
-    try:
-        os.makedirs(out_dir, exist_ok=True)
-    except OSError as e:
-        p.error(f"--out {args.out}: cannot create {out_dir} ({e.strerror})")
-    try:
-        tempfile.TemporaryFile(dir=out_dir).close()
-    except OSError as e:
-        p.error(f"--out {args.out}: cannot write in {out_dir} ({e.strerror})")
 
 
 def main():
