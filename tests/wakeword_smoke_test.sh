@@ -37,27 +37,26 @@ import pronounce
 spoken, phones = pronounce.pronounce("Okay, Nabu!", pronounce.load(), pronounce.espeak(sys.argv[2]))
 assert spoken == ["okay", "nabu"] and phones == ("OW", "K", "EY", "N", "AA", "B", "UW"), phones
 PY
-rc=0
-env PATH=/nonexistent /usr/bin/python3 "$train/train_wakeword.py" "hey qxzvbl" --out "$tmp/bad.eshm" \
-  "${common[@]}" 2> "$tmp/bad.err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q "'qxzvbl': no pronunciation.*espeak-ng could not be run" "$tmp/bad.err" &&
-  [ ! -e "$tmp/bad.eshm" ]
-# A letter outside a-z is named, not dropped ("élan" was trained as "lan").
-rc=0
-/usr/bin/python3 "$train/train_wakeword.py" "hey élan" --out "$tmp/bad.eshm" "${common[@]}" \
-  2> "$tmp/bad.err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q "'élan': a letter outside a-z" "$tmp/bad.err" && [ ! -e "$tmp/bad.eshm" ]
-# Paths it cannot use are usage errors naming them, before any training.
-bad_path() {  # EXPECTED-MESSAGE ARGS...: exit 2 and the message
+expect_error() {  # MESSAGE COMMAND...: exit status 2, MESSAGE (a grep pattern) on stderr, no model
   local want=$1 rc=0; shift
-  /usr/bin/python3 "$train/train_wakeword.py" "hey jarvis" "${common[@]}" "$@" 2> "$tmp/bad.err" ||
-    rc=$?
-  [ "$rc" -eq 2 ] && grep -q -- "$want" "$tmp/bad.err"
+  "$@" 2> "$tmp/bad.err" || rc=$?
+  if [ "$rc" -ne 2 ] || ! grep -q -- "$want" "$tmp/bad.err" || [ -e "$tmp/bad.eshm" ]; then
+    echo "FAIL: exit status $rc, '$want' expected from: $*"; cat "$tmp/bad.err"; return 1
+  fi
 }
-bad_path "--out $tmp: a directory" --out "$tmp"
-bad_path "--data $tmp/none: not a folder" --out "$tmp/m/bad.eshm" --data "$tmp/none"
+wakeword=(/usr/bin/python3 "$train/train_wakeword.py")
+expect_error "'qxzvbl': no pronunciation.*espeak-ng could not be run" \
+  env PATH=/nonexistent "${wakeword[@]}" "hey qxzvbl" --out "$tmp/bad.eshm" "${common[@]}"
+# A letter outside a-z is named, not dropped ("élan" was trained as "lan").
+expect_error "'élan': a letter outside a-z" \
+  "${wakeword[@]}" "hey élan" --out "$tmp/bad.eshm" "${common[@]}"
+# Paths it cannot use are usage errors naming them, before any training.
+expect_error "--out $tmp: a directory" "${wakeword[@]}" "hey jarvis" "${common[@]}" --out "$tmp"
+expect_error "--data $tmp/none: not a folder" \
+  "${wakeword[@]}" "hey jarvis" "${common[@]}" --out "$tmp/m/bad.eshm" --data "$tmp/none"
 mkdir "$tmp/nodata"
-bad_path "--data $tmp/nodata: no speech/transcripts.tsv" --out "$tmp/m/bad.eshm" --data "$tmp/nodata"
+expect_error "--data $tmp/nodata: no speech/transcripts.tsv" \
+  "${wakeword[@]}" "hey jarvis" "${common[@]}" --out "$tmp/m/bad.eshm" --data "$tmp/nodata"
 [ ! -e "$tmp/m" ]
 
 /usr/bin/python3 "$train/train_kws_trunk.py" "${common[@]}" --out "$tmp/trunk.eshm" --streams 4 \
