@@ -70,7 +70,7 @@ def aligned(data, sub, earshot, log=print):
 
 
 def main():
-    p = audio_io.parser(__doc__)
+    p = audio_io.parser(__doc__, needs=())
     p.add_argument("subs", nargs="+")
     args = p.parse_args()
     for sub in args.subs:

@@ -24,11 +24,12 @@ class _Parser(argparse.ArgumentParser):
         return args
 
 
-def parser(doc, needs=()):
-    """A training script's argument parser: its description the first line of doc, with --data
-    (the shared recordings) and --earshot (the CLI whose front end makes the features) defaulting
-    to the repository's neighbours; parse_args() checks --data (and its `needs`, paths inside it)
-    and any --out (check_paths)."""
+def parser(doc, needs=None):
+    """A script's argument parser: its description the first line of doc, with --data (the shared
+    recordings) and --earshot (the CLI whose front end makes the features) defaulting to the
+    repository's neighbours; parse_args() checks any --out and, for a script that reads --data
+    (`needs`: the paths it reads there, () for the folder alone), --data (check_paths). The
+    evaluation scripts pass none: given their recordings' folders, they never read --data."""
     p = _Parser(description=doc.split("\n")[0])
     p.needs = needs
     p.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
@@ -36,13 +37,14 @@ def parser(doc, needs=()):
     return p
 
 
-def check_paths(p, args, needs=()):
-    """Before any training, usage errors (exit 2) naming the path: --data not a folder or without
-    one of `needs`; --out a directory, or in a folder that cannot be made or written (found before,
-    as a traceback, or only when the model was written after the training)."""
-    if not os.path.isdir(args.data):
+def check_paths(p, args, needs=None):
+    """Before any work, usage errors (exit 2) naming the path: --data (when `needs` is not None)
+    not a folder or without one of `needs`; --out a directory, or in a folder that cannot be made
+    or written (found before, as a traceback, or only when the model was written after the
+    training)."""
+    if needs is not None and not os.path.isdir(args.data):
         p.error(f"--data {args.data}: not a folder (the shared recordings, ../shared/data)")
-    for sub in needs:
+    for sub in needs or ():
         if not os.path.exists(os.path.join(args.data, sub)):
             p.error(f"--data {args.data}: no {sub} (the shared recordings, ../shared/data)")
     out = getattr(args, "out", None)

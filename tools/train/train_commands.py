@@ -408,8 +408,8 @@ def clip_id(path):
 
 
 def main():
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    p = audio_io.parser(__doc__)
+    root = audio_io.ROOT
+    p = audio_io.parser(__doc__, needs=())
     p.add_argument("--out", default=os.path.join(root, "models", "commands", "commands.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "commands", "commands_train.log"))
     p.add_argument("--vectors", help="also write test vectors of the bundled sample here")

@@ -265,7 +265,7 @@ def large_run_args(args):
 def parse_args():
     """The command line, its combinations checked, the log's default path filled in."""
     root = audio_io.ROOT
-    p = audio_io.parser(__doc__)
+    p = audio_io.parser(__doc__, needs=())
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "computer.eshm"))
     p.add_argument("--small-out", default=os.path.join(root, "models", "kws", "computer_small.eshm"))
     p.add_argument("--log", help="the training log (default: models/kws/computer_train.log; with "

@@ -222,7 +222,7 @@ def describe(model, head, x, y):
 
 def parse_args():
     root = audio_io.ROOT
-    p = audio_io.parser(__doc__)
+    p = audio_io.parser(__doc__, needs=())
     p.add_argument("--out", default=os.path.join(root, "models", "kws", "trunk.eshm"))
     p.add_argument("--log", default=None, help="the training log (default: beside --out, _train.log)")
     p.add_argument("--streams", type=int, default=250, help="augmented streams per epoch")

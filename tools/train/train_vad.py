@@ -86,7 +86,7 @@ def make_set(args, rng, speech, rirs, noise, n_streams, n_noise, log):
 
 def main():
     root = audio_io.ROOT
-    p = audio_io.parser(__doc__)
+    p = audio_io.parser(__doc__, needs=())
     p.add_argument("--out", default=os.path.join(root, "models", "vad", "vad.eshm"))
     p.add_argument("--log", default=os.path.join(root, "models", "vad", "vad_train.log"))
     p.add_argument("--vectors", default=os.path.join(root, "tests", "data", "vad_vectors.txt"))
