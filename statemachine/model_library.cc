@@ -112,8 +112,11 @@ Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::KeywordModel(const st
 Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
     const config::Config& config, const kws::KeywordSet& set) {
   std::vector<std::string> phones;
+  std::vector<double> narrowband_penalties;
   for (const kws::Keyword& keyword : set.keywords()) {
-    phones.push_back(keyword.model->verify() ? keyword.model->verify()->phones : "");
+    const std::optional<kws::KwsVerify>& verify = keyword.model->verify();
+    phones.push_back(verify ? verify->phones : "");
+    narrowband_penalties.push_back(verify ? verify->narrowband_penalty_q15 / 32767.0 : 0.0);
   }
   if (std::ranges::all_of(phones, [](const std::string& p) { return p.empty(); })) {
     return std::shared_ptr<const stt::KeyphraseVerifier>();
@@ -121,7 +124,8 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
   Result<stt::SttConfig> stt_config = options::BindStt(config);
   if (!stt_config.ok()) return stt_config.error();
   auto verifier =
-      stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary, phones);
+      stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary,
+                                               phones, std::move(narrowband_penalties));
   if (!verifier.ok()) return Error{"kws: a keyword's second stage: " + verifier.error().message};
   return verifier;
 }

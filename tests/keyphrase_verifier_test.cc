@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <span>
@@ -91,6 +92,54 @@ TEST_F(KeyphraseVerifierTest, ConfidenceIsTheScoreOfTheRingsFramesAroundTheCandi
   ASSERT_TRUE(fresh.ok()) << fresh.error().message;
   EXPECT_DOUBLE_EQ(confidence, VerifiedConfidence(0.6, (*fresh)->Score(0, window)));
   EXPECT_GT(confidence, 0.0);
+}
+
+// A window with an empty high band (the sample low-passed: a windowed sinc at 3.4 kHz) loses the
+// keyword's narrowband penalty from its confidence; a full-band window loses nothing. Each
+// verifier scores the window first (the noise estimate carries from window to window).
+TEST_F(KeyphraseVerifierTest, ANarrowbandWindowLosesItsKeywordsPenalty) {
+  constexpr int kTaps = 101;
+  std::vector<double> taps(kTaps);
+  for (int t = 0; t < kTaps; ++t) {
+    const double m = t - (kTaps - 1) / 2.0, cutoff = 3400.0 / kRate;
+    const double sinc =
+        m == 0 ? 2 * cutoff : std::sin(2 * std::numbers::pi * cutoff * m) / (std::numbers::pi * m);
+    taps[static_cast<size_t>(t)] =
+        sinc * (0.54 - 0.46 * std::cos(2 * std::numbers::pi * t / (kTaps - 1)));
+  }
+  std::vector<int16_t> low(samples_.size(), 0);
+  for (size_t i = kTaps; i < samples_.size(); ++i) {
+    double y = 0;
+    for (size_t t = 0; t < taps.size(); ++t) y += taps[t] * samples_[i - t];
+    low[i - kTaps / 2] = static_cast<int16_t>(std::clamp(std::lround(y), -32768L, 32767L));
+  }
+  const int64_t candidate = 1040;  // view glass's end, 10.4 s
+  auto confidence = [candidate](const std::vector<int16_t>& samples, double penalty) {
+    auto verifier = KeyphraseVerifier::Load(kModel, kDictionary, {"V Y UW G L AE S"}, {penalty});
+    EXPECT_TRUE(verifier.ok()) << verifier.error().message;
+    audio::FrameRing ring(300, 0);
+    for (int64_t f = 0; f < candidate + 100; ++f) {
+      audio::Frame frame;
+      std::copy_n(samples.begin() + f * audio::kFrameSamples, audio::kFrameSamples, frame.begin());
+      ring.Push(frame, {});
+    }
+    std::vector<int16_t> scratch;
+    return (*verifier)->Confidence(0, candidate, 1.0, ring, scratch);
+  };
+  auto window = [candidate](const std::vector<int16_t>& samples) {
+    return std::span<const int16_t>(samples).subspan(
+        static_cast<size_t>((candidate - kVerifyFramesBefore) * audio::kFrameSamples),
+        static_cast<size_t>((kVerifyFramesBefore + kVerifyFramesAfter + 1) * audio::kFrameSamples));
+  };
+  ASSERT_TRUE(HighBandIsEmpty(window(low)));
+  ASSERT_FALSE(HighBandIsEmpty(window(samples_)));
+  const double narrow = confidence(low, 0.0);
+  ASSERT_GT(narrow, 0.1) << narrow;
+  EXPECT_NEAR(confidence(low, 0.1), narrow - 0.1, 1e-12);
+  EXPECT_DOUBLE_EQ(confidence(low, 1.0), 0.0);  // never under 0
+  const double full = confidence(samples_, 0.0);
+  ASSERT_GT(full, 0.0);
+  EXPECT_DOUBLE_EQ(confidence(samples_, 0.1), full);
 }
 
 // The floor is quiet, above 4 kHz alone, and the same on every call.

@@ -187,6 +187,13 @@ TEST(KwsModel, ReadsItsSecondStage) {
   EXPECT_EQ(model->verify()->phones, "S N OW B OY");
   EXPECT_EQ(model->verify()->candidate_threshold_q15, 13107);
   EXPECT_EQ(model->verify()->default_threshold_q15, 23920);
+  EXPECT_EQ(model->verify()->narrowband_penalty_q15, 0);  // absent: none
+  auto narrowband = TrunkModel(1, 10, "narrowband.eshm",
+                               {Int32("kws_verify", {13107, 23920}),
+                                Int32("kws_verify_phones", Chars("S N OW B OY")),
+                                Int32("kws_verify_narrowband", {1475})});
+  ASSERT_NE(narrowband, nullptr);
+  EXPECT_EQ(narrowband->verify()->narrowband_penalty_q15, 1475);
   auto plain = TrunkModel(1, 10, "plain.eshm");
   ASSERT_NE(plain, nullptr);
   EXPECT_FALSE(plain->verify().has_value());
@@ -205,6 +212,10 @@ TEST(KwsModel, RefusesABadSecondStage) {
       {{verify, Int32("kws_verify_phones", Chars("K  AH"))}, "between single spaces"},
       {{verify, Int32("kws_verify_phones", Chars(" K"))}, "between single spaces"},
       {{verify, Int32("kws_verify_phones", {})}, "between single spaces"},
+      {{Int32("kws_verify_narrowband", {100})}, "kws_verify_narrowband without kws_verify"},
+      {{verify, phones, Int32("kws_verify_narrowband", {-1})}, "kws_verify_narrowband = -1"},
+      {{verify, phones, Int32("kws_verify_narrowband", {16385})}, "in [0, 16384]"},
+      {{verify, phones, Int32("kws_verify_narrowband", {1, 2})}, "kws_verify_narrowband"},
   };
   for (const auto& [extra, cause] : cases) {
     std::vector<Tensor> tensors = TrunkModelTensors(1, 10);

@@ -41,11 +41,26 @@ Result<int32_t> ReadDefaultThreshold(const models::ModelFile& file) {
   return (*v)[0];
 }
 
-// kws_verify and kws_verify_phones, both or neither.
+// kws_verify_narrowband: 0 when absent.
+Result<int32_t> ReadNarrowbandPenalty(const models::ModelFile& file) {
+  if (!file.Has("kws_verify_narrowband")) return 0;
+  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_verify_narrowband", {1});
+  if (!v.ok()) return v.error();
+  if ((*v)[0] < 0 || (*v)[0] > 16384) {
+    return file.Fail("kws_verify_narrowband = " + std::to_string((*v)[0]) +
+                     ": expected a Q15 confidence in [0, 16384]");
+  }
+  return (*v)[0];
+}
+
+// kws_verify and kws_verify_phones, both or neither; kws_verify_narrowband only with them.
 Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
   const bool has_phones = file.Has("kws_verify_phones");
   if (!file.Has("kws_verify")) {
     if (has_phones) return file.Fail("kws_verify_phones without kws_verify");
+    if (file.Has("kws_verify_narrowband")) {
+      return file.Fail("kws_verify_narrowband without kws_verify");
+    }
     return std::optional<KwsVerify>();
   }
   if (!has_phones) return file.Fail("kws_verify without kws_verify_phones");
@@ -64,7 +79,9 @@ Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
   }
   Result<std::vector<int32_t>> text = file.Read<int32_t>("kws_verify_phones", *dims);
   if (!text.ok()) return text.error();
-  KwsVerify verify{std::string(), (*v)[0], (*v)[1]};
+  Result<int32_t> narrowband = ReadNarrowbandPenalty(file);
+  if (!narrowband.ok()) return narrowband.error();
+  KwsVerify verify{std::string(), (*v)[0], (*v)[1], *narrowband};
   for (const int32_t c : *text) {
     const bool space = c == ' ';
     if (!(c >= 'A' && c <= 'Z') && !space) {

@@ -27,6 +27,11 @@
 //                                    verified confidence's threshold at sensitivity 0.5}, Q15
 //   kws_verify_phones      int32[N]  the phrase's phones in the speech-to-text acoustic model's
 //                                    phone set, one ASCII code point each: "S N OW B OY"
+//   kws_verify_narrowband  int32[1]  optional, with kws_verify: what the verified confidence loses,
+//                                    Q15 in [0, 16384], on a window whose band above 4 kHz is
+//                                    empty (an 8 kHz codec's or a band-limited microphone's audio,
+//                                    which the second stage floors); absent: 0. The trainer
+//                                    calibrates it on real negatives, full band against low-passed
 #pragma once
 
 #include <cstdint>
@@ -52,6 +57,7 @@ struct KwsVerify {
   std::string phones;                   // "S N OW B OY": upper-case phones, one space between
   int32_t candidate_threshold_q15 = 0;  // the first stage's threshold, whatever the sensitivity
   int32_t default_threshold_q15 = 0;    // the confidence's threshold at sensitivity 0.5
+  int32_t narrowband_penalty_q15 = 0;   // kws_verify_narrowband
 };
 
 struct KwsTransform {

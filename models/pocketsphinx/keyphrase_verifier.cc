@@ -111,7 +111,8 @@ void AddHighBandFloor(std::span<int16_t> samples) {
 
 Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
     const std::string& acoustic_model, const std::string& dictionary,
-    const std::vector<std::string>& phones) {
+    const std::vector<std::string>& phones, std::vector<double> narrowband_penalties) {
+  narrowband_penalties.resize(phones.size(), 0.0);
   if (Status files = CheckAcousticModel(acoustic_model); !files.ok()) return files.error();
   Result<uint64_t> size = base::RegularFileSize(dictionary, "a dictionary");
   if (!size.ok()) return size.error();
@@ -124,7 +125,8 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
       acoustic_model + " / " + dictionary);
   if (!decoder.ok()) return decoder.error();
   std::shared_ptr<KeyphraseVerifier> verifier(
-      new KeyphraseVerifier(*decoder, phones, acoustic_model, dictionary));
+      new KeyphraseVerifier(*decoder, phones, std::move(narrowband_penalties),
+                            acoustic_model, dictionary));
   if (const std::string logged = TakePocketsphinxErrors(); !logged.empty()) {
     return Error{"pocketsphinx could not load " + acoustic_model + " / " + dictionary + ": " +
                  logged};
@@ -139,17 +141,23 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
 KeyphraseVerifier::~KeyphraseVerifier() { ps_free(decoder_); }
 
 std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t> samples) const {
-  if (!checks(k) || samples.empty()) return std::nullopt;
+  return ScoreWindow(k, samples).score;
+}
+
+KeyphraseVerifier::WindowScore KeyphraseVerifier::ScoreWindow(
+    size_t k, std::span<const int16_t> samples) const {
+  if (!checks(k) || samples.empty()) return {};
   const int min_frames = 3 * static_cast<int>(PhoneCount(phones_[k]));
   std::lock_guard<std::mutex> lock(mutex_);
   // One pocketsphinx stream for every candidate: its noise estimate (-remove_noise) carries over
   // from the candidates before, converged on the audio's own noise. A fresh stream per candidate
   // made every window's score its own but missed more (docs/research/wakeword.md).
   if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
-    return std::nullopt;
+    return {};
   }
   std::span<const int16_t> audio = samples;
-  if (HighBandIsEmpty(samples)) {
+  const bool narrowband = HighBandIsEmpty(samples);
+  if (narrowband) {
     floored_.assign(samples.begin(), samples.end());
     AddHighBandFloor(floored_);
     audio = floored_;
@@ -167,7 +175,7 @@ std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t
     const double per_frame = static_cast<double>(ratio) / frames;
     if (!best || per_frame > *best) best = per_frame;
   }
-  return best;
+  return {best, narrowband};
 }
 
 double KeyphraseVerifier::Confidence(size_t k, int64_t frame, double spotter,
@@ -180,7 +188,10 @@ double KeyphraseVerifier::Confidence(size_t k, int64_t frame, double spotter,
     const std::span<const int16_t> samples = ring.Samples(j);
     scratch.insert(scratch.end(), samples.begin(), samples.end());
   }
-  return VerifiedConfidence(spotter, Score(k, scratch));
+  const WindowScore window = ScoreWindow(k, scratch);
+  const double confidence = VerifiedConfidence(spotter, window.score);
+  if (!window.narrowband) return confidence;
+  return std::max(0.0, confidence - narrowband_penalties_[k]);
 }
 
 double VerifiedConfidence(double spotter, std::optional<double> score) {

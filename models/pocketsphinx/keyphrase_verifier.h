@@ -49,12 +49,14 @@ void AddHighBandFloor(std::span<int16_t> samples);
 
 class KeyphraseVerifier {
  public:
-  // `phones[k]`: keyword k's phones ("S N OW B OY"), or "" for a keyword that is not checked.
-  // `acoustic_model` and `dictionary` as stt.acoustic_model and stt.dictionary. Errors name the
-  // files, or the keyword and the phone the acoustic model does not have.
+  // `phones[k]`: keyword k's phones ("S N OW B OY"), or "" for a keyword that is not checked;
+  // `narrowband_penalties[k]`: what its confidence loses on a window with an empty high band
+  // (kws_verify_narrowband; 0 where the vector is shorter). `acoustic_model` and `dictionary` as
+  // stt.acoustic_model and stt.dictionary. Errors name the files, or the keyword and the phone
+  // the acoustic model does not have.
   static Result<std::shared_ptr<const KeyphraseVerifier>> Load(
       const std::string& acoustic_model, const std::string& dictionary,
-      const std::vector<std::string>& phones);
+      const std::vector<std::string>& phones, std::vector<double> narrowband_penalties = {});
   ~KeyphraseVerifier();
   KeyphraseVerifier(const KeyphraseVerifier&) = delete;
   KeyphraseVerifier& operator=(const KeyphraseVerifier&) = delete;
@@ -65,7 +67,8 @@ class KeyphraseVerifier {
   // The verified confidence (VerifiedConfidence) of keyword k's candidate whose last hop over the
   // spotter's threshold is stream frame `frame`, its peak score `spotter` (0 .. 1): scored on what
   // `ring` holds of frames [frame - kVerifyFramesBefore, frame + kVerifyFramesAfter], copied into
-  // `scratch` (which keeps its capacity from call to call).
+  // `scratch` (which keeps its capacity from call to call); less the keyword's narrowband penalty
+  // (at least 0) where that window's high band was empty and got the floor.
   double Confidence(size_t k, int64_t frame, double spotter, const audio::FrameRing& ring,
                     std::vector<int16_t>& scratch) const;
   bool checks(size_t k) const { return k < phones_.size() && !phones_[k].empty(); }
@@ -75,13 +78,21 @@ class KeyphraseVerifier {
 
  private:
   KeyphraseVerifier(ps_decoder_t* decoder, std::vector<std::string> phones,
-                    std::string acoustic_model, std::string dictionary)
+                    std::vector<double> narrowband_penalties, std::string acoustic_model,
+                    std::string dictionary)
       : decoder_(decoder),
         phones_(std::move(phones)),
+        narrowband_penalties_(std::move(narrowband_penalties)),
         acoustic_model_(std::move(acoustic_model)),
         dictionary_(std::move(dictionary)) {}
+  struct WindowScore {
+    std::optional<double> score;  // as Score
+    bool narrowband = false;      // the window's high band was empty (it got the floor)
+  };
+  WindowScore ScoreWindow(size_t k, std::span<const int16_t> samples) const;
   ps_decoder_t* decoder_;
   std::vector<std::string> phones_;
+  std::vector<double> narrowband_penalties_;  // as long as phones_
   std::string acoustic_model_;
   std::string dictionary_;
   mutable std::mutex mutex_;
