@@ -3,8 +3,8 @@
 # lacks is pronounced by espeak-ng, a word with no pronunciation at all (or a letter outside a-z)
 # is a usage error naming the word; a tiny shared trunk and two tiny keyword models trained on it
 # from text alone load in C++, score bit for bit as the scripts' integer reference, carry their
-# phrase and their second stage (the phones and the default thresholds) and share the trunk's
-# bytes. Skips without PyTorch, the synthesisers or the data, and under qemu-user (saying why).
+# phrase and their second stage (the phones, the default thresholds, the narrowband penalty) and
+# share the trunk's bytes. Skips without PyTorch, the synthesisers or the data, and under qemu-user (saying why).
 # Usage: tests/wakeword_smoke_test.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")
@@ -82,6 +82,8 @@ for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen 
     assert "".join(chr(c) for c in t["kws_phrase"]) == phrase, t["kws_phrase"]
     assert 16384 <= int(t["kws_default_threshold"][0]) <= 31129
     assert list(t["kws_verify"]) == [13107, 23920], t["kws_verify"]  # 0.4 and 0.73, the defaults
+    assert 0 <= int(t["kws_verify_narrowband"][0]) <= 16384, t["kws_verify_narrowband"]
+    assert "kws_verify_narrowband" in open(f"{tmp}/{name}.md").read()
     phones = "".join(chr(c) for c in t["kws_verify_phones"])
     assert phones == {"hey_snowboy": "HH EY S N OW B OY", "kitchen_light": "K IH CH AH N L AY T"}[name], phones
     q = vad_export.mlp_from_tensors(t)
@@ -89,12 +91,23 @@ for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen 
     want = vad_export.run_int(q, rows)
     got = np.array([round(float(line.split("\t")[2]) * 32767) for line in open(f"{tmp}/{name}.tsv")])
     assert len(got) == len(want) and (got == want).all(), (name, np.abs(got - want).max())
+# The narrowband penalty: the median gap of the K-th highest confidences, never negative.
+import wakeword_narrowband as nb
+full = np.linspace(0.9, 0.5, 60)
+assert abs(nb.penalty(full, full + 0.04) - 0.04) < 1e-9
+assert nb.penalty(full, full - 0.04) == 0.0 and nb.penalty(full[:4], full[:4] + 0.1) == 0.0
 a, b = files.values()
 for l in range(3):  # the trunk: the same bytes in both
     for part in ("weight", "bias", "mult", "shift", "conv"):
         assert np.array_equal(a[f"l{l}.{part}"], b[f"l{l}.{part}"]), (l, part)
 assert not np.array_equal(a["l3.weight"], b["l3.weight"])  # the heads: their own
 PY
+# A model trained before is calibrated in place (one speaker: a quick check of the script).
+cp "$tmp/hey_snowboy.eshm" "$tmp/again.eshm"
+/usr/bin/python3 "$train/wakeword_narrowband.py" "${common[@]}" --speakers 1 "$tmp/again.eshm" |
+  grep -q "again.eshm: narrowband penalty [0-9.]*$"
+expect_error "no second stage" /usr/bin/python3 "$train/wakeword_narrowband.py" "${common[@]}" \
+  "$src/models/kws/computer.eshm"
 # Forced alignment (align_words.py, `earshot transcribe --words` under the transcript's grammar):
 # the words in order, in time, inside the recording.
 /usr/bin/python3 - "$train" "$earshot" "$data" <<'PY'

@@ -35,6 +35,10 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
    (wakeword_verify.py: the phrase's phones, checked on the device by pocketsphinx's acoustic
    model whenever the spotter's score passes --verify-candidate; the sensitivity is then that
    check's, 0.5 at a verified confidence of --verify-threshold).
+6. Unless --no-verify, the second stage's narrowband penalty (wakeword_narrowband.py: what the
+   verified confidence loses on audio with an empty band above 4 kHz, so that the phrase's false
+   accepts on speech_l2/'s real negatives are no more likely low-passed at 3.4 kHz than on full
+   band), written into the model.
 --tiny: a few streams and clips (the smoke test: a model in well under a minute, not a good one).
 """
 import os
@@ -53,6 +57,7 @@ import kws_synth  # noqa: E402
 import kws_trunk  # noqa: E402
 import pronounce  # noqa: E402
 import vad_export  # noqa: E402
+import wakeword_narrowband  # noqa: E402
 import wakeword_verify  # noqa: E402
 from augment import NoiseBank, is_dev, list_audio, read_rirs  # noqa: E402
 from kws_data import Sources, make_set  # noqa: E402
@@ -265,12 +270,27 @@ def main():
     verify = [] if args.no_verify else wakeword_verify.tensors(
         phones, args.verify_candidate, args.verify_threshold)
     export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
+    narrowband = None
+    if not args.no_verify:
+        log(f"the second stage, full band against low-passed ({time.time() - t_start:.0f} s):")
+        narrowband = calibrate_narrowband(args, phrase, log)
+        export(args.out, trunk, feats.cut, q, phrase, threshold,
+               verify + wakeword_narrowband.tensors(narrowband))
     dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)
     log(f"int8: {dev_int}; default threshold {threshold / 32767:.3f}; wrote {args.out} "
         f"({os.path.getsize(args.out)} bytes) in {time.time() - t_start:.0f} s")
     write_card(args, phrase, spoken, phones, near, trunk, len(synth["pos"]), dev_int, threshold,
                "" if args.no_verify else wakeword_verify.card_text(
-                   phones, args.verify_candidate, args.verify_threshold))
+                   phones, args.verify_candidate, args.verify_threshold, narrowband))
+
+
+def calibrate_narrowband(args, phrase, log):
+    """wakeword_narrowband.calibrate on the model just written (--tiny: two speakers, clean)."""
+    files = read_speech(args.data, "speech_l2", phrase.split())
+    snrs_db = wakeword_narrowband.SNRS_DB
+    if args.tiny:
+        files, snrs_db = wakeword_narrowband.first_speakers(files, 2), (None,)
+    return wakeword_narrowband.calibrate(args.out, args.earshot, files, args.data, log, snrs_db)
 
 
 def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15, verify):

@@ -35,12 +35,18 @@ def tensors(phones, candidate=CANDIDATE, threshold=THRESHOLD):
             ("kws_verify_phones", np.array([ord(c) for c in text], np.int32))]
 
 
-def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD):
-    """The model card's bullet on the second stage (ends with a newline)."""
-    return (f"- Second stage (`kws_verify`): whenever the spotter's score passes {candidate}, the\n"
+def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD, narrowband=None):
+    """The model card's bullet on the second stage (ends with a newline); `narrowband`: the
+    penalty of wakeword_narrowband.py, if calibrated."""
+    text = (f"- Second stage (`kws_verify`): whenever the spotter's score passes {candidate:.3g}, the\n"
             f"  device checks the last 1.8 s with pocketsphinx's en-us acoustic model (`{' '.join(phones)}`\n"
             f"  against a free phone loop, models/pocketsphinx/keyphrase_verifier.h); the sensitivity is then that\n"
-            f"  check's, 0.5 at a verified confidence of {threshold}.\n")
+            f"  check's, 0.5 at a verified confidence of {threshold:.3g}.\n")
+    if narrowband is not None:
+        text += (f"  On audio with an empty band above 4 kHz (an 8 kHz codec's) the confidence loses {narrowband:.3f}\n"
+                 f"  (`kws_verify_narrowband`, calibrated on real negatives, full band against low-passed:\n"
+                 f"  tools/train/wakeword_narrowband.py).\n")
+    return text
 
 
 def update_card(path, text):
@@ -75,7 +81,9 @@ def main():
         sys.exit(f"wakeword_verify.py: {a.model}: {e}")
     items = [(k, v) for k, v in t.items() if k not in ("kws_verify", "kws_verify_phones")]
     vad_export.write_tensors(a.model, "kws-mlp", items + tensors(phones, a.candidate, a.threshold))
-    update_card(a.model, card_text(phones, a.candidate, a.threshold))
+    narrowband = t.get("kws_verify_narrowband")  # kept: calibrated on the confidence, not a threshold
+    update_card(a.model, card_text(phones, a.candidate, a.threshold,
+                                   None if narrowband is None else narrowband[0] / 32767))
     print(f"{a.model}: second stage '{' '.join(phones)}', candidates from {a.candidate}, "
           f"confidence {a.threshold}")
 
