@@ -123,8 +123,7 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
   }
   Result<stt::SttConfig> stt_config = options::BindStt(config);
   if (!stt_config.ok()) return stt_config.error();
-  auto verifier =
-      stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary,
+  auto verifier = stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary,
                                                phones, std::move(narrowband_penalties));
   if (!verifier.ok()) return Error{"kws: a keyword's second stage: " + verifier.error().message};
   return verifier;

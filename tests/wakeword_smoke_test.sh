@@ -4,7 +4,8 @@
 # is a usage error naming the word; a tiny shared trunk and two tiny keyword models trained on it
 # from text alone load in C++, score bit for bit as the scripts' integer reference, carry their
 # phrase and their second stage (the phones, the default thresholds, the narrowband penalty) and
-# share the trunk's bytes. Skips without PyTorch, the synthesisers or the data, and under qemu-user (saying why).
+# share the trunk's bytes; the narrowband script calibrates a model trained before. Skips without
+# PyTorch, the synthesisers or the data, and under qemu-user (saying why).
 # Usage: tests/wakeword_smoke_test.sh BUILD_DIR
 set -euo pipefail
 build=$(realpath "$1")

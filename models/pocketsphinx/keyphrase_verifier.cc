@@ -124,9 +124,8 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
        "1e-200", "-cmn", "batch", "-remove_silence", "no"},
       acoustic_model + " / " + dictionary);
   if (!decoder.ok()) return decoder.error();
-  std::shared_ptr<KeyphraseVerifier> verifier(
-      new KeyphraseVerifier(*decoder, phones, std::move(narrowband_penalties),
-                            acoustic_model, dictionary));
+  std::shared_ptr<KeyphraseVerifier> verifier(new KeyphraseVerifier(
+      *decoder, phones, std::move(narrowband_penalties), acoustic_model, dictionary));
   if (const std::string logged = TakePocketsphinxErrors(); !logged.empty()) {
     return Error{"pocketsphinx could not load " + acoustic_model + " / " + dictionary + ": " +
                  logged};
