@@ -27,6 +27,18 @@ std::span<const int16_t> Cut(const std::vector<int16_t>& samples, double from, d
                                                    static_cast<size_t>((to - from) * kRate));
 }
 
+// A ring of 300 frames, as the pipeline holds them, fed `samples` up to frame `end` (or their end).
+audio::FrameRing RingUpTo(const std::vector<int16_t>& samples, int64_t end) {
+  audio::FrameRing ring(300, 0);
+  const int64_t frames = static_cast<int64_t>(samples.size()) / audio::kFrameSamples;
+  for (int64_t f = 0; f < std::min(frames, end); ++f) {
+    audio::Frame frame;
+    std::copy_n(samples.begin() + f * audio::kFrameSamples, audio::kFrameSamples, frame.begin());
+    ring.Push(frame, {});
+  }
+  return ring;
+}
+
 class KeyphraseVerifierTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -73,14 +85,8 @@ TEST_F(KeyphraseVerifierTest, ChecksOnlyTheKeywordsWithPhones) {
 
 // Confidence reads the candidate's audio from a ring of frames, as the pipeline holds it.
 TEST_F(KeyphraseVerifierTest, ConfidenceIsTheScoreOfTheRingsFramesAroundTheCandidate) {
-  audio::FrameRing ring(300, 0);
-  const int64_t frames = static_cast<int64_t>(samples_.size()) / audio::kFrameSamples;
   const int64_t candidate = 620;  // snowboy's end, 6.2 s
-  for (int64_t f = 0; f < std::min(frames, candidate + 100); ++f) {
-    audio::Frame frame;
-    std::copy_n(samples_.begin() + f * audio::kFrameSamples, audio::kFrameSamples, frame.begin());
-    ring.Push(frame, {});
-  }
+  const audio::FrameRing ring = RingUpTo(samples_, candidate + 100);
   std::vector<int16_t> scratch;
   const double confidence = verifier_->Confidence(0, candidate, 0.6, ring, scratch);
   const auto window = std::span<const int16_t>(samples_).subspan(
@@ -117,14 +123,8 @@ TEST_F(KeyphraseVerifierTest, ANarrowbandWindowLosesItsKeywordsPenalty) {
   auto confidence = [candidate](const std::vector<int16_t>& samples, double penalty) {
     auto verifier = KeyphraseVerifier::Load(kModel, kDictionary, {"V Y UW G L AE S"}, {penalty});
     EXPECT_TRUE(verifier.ok()) << verifier.error().message;
-    audio::FrameRing ring(300, 0);
-    for (int64_t f = 0; f < candidate + 100; ++f) {
-      audio::Frame frame;
-      std::copy_n(samples.begin() + f * audio::kFrameSamples, audio::kFrameSamples, frame.begin());
-      ring.Push(frame, {});
-    }
     std::vector<int16_t> scratch;
-    return (*verifier)->Confidence(0, candidate, 1.0, ring, scratch);
+    return (*verifier)->Confidence(0, candidate, 1.0, RingUpTo(samples, candidate + 100), scratch);
   };
   auto window = [candidate](const std::vector<int16_t>& samples) {
     return std::span<const int16_t>(samples).subspan(

@@ -30,25 +30,17 @@ Result<std::string> ReadPhrase(const models::ModelFile& file) {
   return EncodeUtf8(*code_points);
 }
 
-Result<int32_t> ReadDefaultThreshold(const models::ModelFile& file) {
-  if (!file.Has("kws_default_threshold")) return kDefaultThresholdQ15;
-  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_default_threshold", {1});
+// An optional int32[1] tensor: `absent` when the file has none, else its value, which must lie in
+// [min, max] (`what` says what it is in the error: "a Q15 score threshold").
+Result<int32_t> ReadOptionalScalar(const models::ModelFile& file, const std::string& name,
+                                   int32_t absent, int32_t min, int32_t max,
+                                   const std::string& what) {
+  if (!file.Has(name)) return absent;
+  Result<std::vector<int32_t>> v = file.Read<int32_t>(name, {1});
   if (!v.ok()) return v.error();
-  if ((*v)[0] < 1 || (*v)[0] > 32767) {
-    return file.Fail("kws_default_threshold = " + std::to_string((*v)[0]) +
-                     ": expected a Q15 score threshold in [1, 32767]");
-  }
-  return (*v)[0];
-}
-
-// kws_verify_narrowband: 0 when absent.
-Result<int32_t> ReadNarrowbandPenalty(const models::ModelFile& file) {
-  if (!file.Has("kws_verify_narrowband")) return 0;
-  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_verify_narrowband", {1});
-  if (!v.ok()) return v.error();
-  if ((*v)[0] < 0 || (*v)[0] > 16384) {
-    return file.Fail("kws_verify_narrowband = " + std::to_string((*v)[0]) +
-                     ": expected a Q15 confidence in [0, 16384]");
+  if ((*v)[0] < min || (*v)[0] > max) {
+    return file.Fail(name + " = " + std::to_string((*v)[0]) + ": expected " + what + " in [" +
+                     std::to_string(min) + ", " + std::to_string(max) + "]");
   }
   return (*v)[0];
 }
@@ -79,7 +71,8 @@ Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
   }
   Result<std::vector<int32_t>> text = file.Read<int32_t>("kws_verify_phones", *dims);
   if (!text.ok()) return text.error();
-  Result<int32_t> narrowband = ReadNarrowbandPenalty(file);
+  Result<int32_t> narrowband =
+      ReadOptionalScalar(file, "kws_verify_narrowband", 0, 0, 16384, "a Q15 confidence");
   if (!narrowband.ok()) return narrowband.error();
   KwsVerify verify{std::string(), (*v)[0], (*v)[1], *narrowband};
   for (const int32_t c : *text) {
@@ -137,7 +130,8 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   if (!noise_suppression.ok()) return noise_suppression.error();
   Result<std::string> phrase = ReadPhrase(*file);
   if (!phrase.ok()) return phrase.error();
-  Result<int32_t> threshold = ReadDefaultThreshold(*file);
+  Result<int32_t> threshold = ReadOptionalScalar(
+      *file, "kws_default_threshold", kDefaultThresholdQ15, 1, 32767, "a Q15 score threshold");
   if (!threshold.ok()) return threshold.error();
   Result<std::optional<KwsVerify>> verify = ReadVerify(*file);
   if (!verify.ok()) return verify.error();

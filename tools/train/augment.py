@@ -2,6 +2,7 @@
 synthetic), room impulse responses."""
 import hashlib
 import os
+import re
 
 import numpy as np
 
@@ -13,6 +14,23 @@ def list_audio(root, sub):
     for dirpath, _, files in os.walk(os.path.join(root, sub)):
         out += [os.path.join(dirpath, f) for f in files if f.endswith(audio_io.AUDIO)]
     return sorted(out)
+
+
+def holds(text, phrase_words):
+    words = re.findall(r"[a-z']+", text.lower())
+    n = len(phrase_words)
+    return any(words[i:i + n] == phrase_words for i in range(len(words) - n + 1))
+
+
+def read_speech(data, sub, phrase_words):
+    """The files of a read-speech folder whose transcript does not hold the phrase."""
+    skip = set()
+    with open(os.path.join(data, sub, "transcripts.tsv")) as f:
+        for line in f:
+            utt, text = line.rstrip("\n").split("\t", 1)
+            if holds(text, phrase_words):
+                skip.add(utt)
+    return [f for f in list_audio(data, sub) if os.path.splitext(os.path.basename(f))[0] not in skip]
 
 
 def is_dev(path):

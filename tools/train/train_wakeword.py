@@ -59,7 +59,7 @@ import pronounce  # noqa: E402
 import vad_export  # noqa: E402
 import wakeword_narrowband  # noqa: E402
 import wakeword_verify  # noqa: E402
-from augment import NoiseBank, is_dev, list_audio, read_rirs  # noqa: E402
+from augment import NoiseBank, is_dev, list_audio, read_rirs, read_speech  # noqa: E402
 from kws_data import Sources, make_set  # noqa: E402
 from mlp_train import open_log  # noqa: E402
 
@@ -68,23 +68,6 @@ LOGIT_Q, TEMPERATURE = 4, 4.0  # as the bundled keyword models: score = sigmoid(
 POS_WEIGHT = 20.0
 MINE_PROB = 0.05
 SENTENCES = kws_synth.SENTENCES
-
-
-def holds(text, phrase_words):
-    words = re.findall(r"[a-z']+", text.lower())
-    n = len(phrase_words)
-    return any(words[i:i + n] == phrase_words for i in range(len(words) - n + 1))
-
-
-def read_speech(data, sub, phrase_words):
-    """The files of a read-speech folder whose transcript does not hold the phrase."""
-    skip = set()
-    with open(os.path.join(data, sub, "transcripts.tsv")) as f:
-        for line in f:
-            utt, text = line.rstrip("\n").split("\t", 1)
-            if holds(text, phrase_words):
-                skip.add(utt)
-    return [f for f in list_audio(data, sub) if os.path.splitext(os.path.basename(f))[0] not in skip]
 
 
 def negatives(data, phrase_words):
@@ -273,7 +256,8 @@ def main():
     narrowband = None
     if not args.no_verify:
         log(f"the second stage, full band against low-passed ({time.time() - t_start:.0f} s):")
-        narrowband = calibrate_narrowband(args, phrase, log)
+        narrowband = wakeword_narrowband.calibrate(args.out, args.earshot, args.data, phrase, log,
+                                                   speakers=2 if args.tiny else None)
         export(args.out, trunk, feats.cut, q, phrase, threshold,
                verify + wakeword_narrowband.tensors(narrowband))
     dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)
@@ -282,15 +266,6 @@ def main():
     write_card(args, phrase, spoken, phones, near, trunk, len(synth["pos"]), dev_int, threshold,
                "" if args.no_verify else wakeword_verify.card_text(
                    phones, args.verify_candidate, args.verify_threshold, narrowband))
-
-
-def calibrate_narrowband(args, phrase, log):
-    """wakeword_narrowband.calibrate on the model just written (--tiny: two speakers, clean)."""
-    files = read_speech(args.data, "speech_l2", phrase.split())
-    snrs_db = wakeword_narrowband.SNRS_DB
-    if args.tiny:
-        files, snrs_db = wakeword_narrowband.first_speakers(files, 2), (None,)
-    return wakeword_narrowband.calibrate(args.out, args.earshot, files, args.data, log, snrs_db)
 
 
 def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15, verify):

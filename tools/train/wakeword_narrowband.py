@@ -32,7 +32,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio_io  # noqa: E402
 import vad_export  # noqa: E402
 import wakeword_verify  # noqa: E402
-from augment import NoiseBank, active_power  # noqa: E402
+from augment import NoiseBank, active_power, read_speech  # noqa: E402
 
 TENSOR = "kws_verify_narrowband"
 SNRS_DB = (None, 10, 5)  # None: clean
@@ -71,8 +71,8 @@ def confidences(earshot, model, paths):
     def run(path):
         out = subprocess.run([earshot, "kws", "--model", model, "--verified", path],
                              check=True, capture_output=True, text=True).stdout
-        return [float(line.split("\t")[2]) for line in out.splitlines()
-                if line and float(line.split("\t")[2]) > 0]
+        found = [float(line.split("\t")[2]) for line in out.splitlines() if line]
+        return [c for c in found if c > 0]
     with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
         return np.array([c for found in pool.map(run, paths) for c in found])
 
@@ -90,8 +90,14 @@ def penalty(full, low):
     return max(0.0, gap(full, low) or 0.0)
 
 
-def calibrate(model, earshot, files, data, log=print, snrs_db=SNRS_DB):
-    """The penalty of `model` (written without one) on `files` (speech_l2's, grouped by folder)."""
+def calibrate(model, earshot, data, phrase, log=print, speakers=None):
+    """The penalty of `model` (written without one) on speech_l2/'s utterances that do not hold
+    `phrase`; `speakers`: the first N speakers alone, clean (a quick check, not a calibration)."""
+    files = read_speech(data, "speech_l2", phrase.split())
+    snrs_db = SNRS_DB
+    if speakers:
+        first = sorted({os.path.dirname(f) for f in files})[:speakers]
+        files, snrs_db = [f for f in files if os.path.dirname(f) in first], (None,)
     with tempfile.TemporaryDirectory() as tmp:
         pairs = streams(files, data, tmp, snrs_db)
         full = confidences(earshot, model, [f for f, _ in pairs])
@@ -105,12 +111,6 @@ def calibrate(model, earshot, files, data, log=print, snrs_db=SNRS_DB):
     return p
 
 
-def first_speakers(files, n):
-    """The files of the first n folders (speakers) of `files`."""
-    speakers = sorted({os.path.dirname(f) for f in files})[:n]
-    return [f for f in files if os.path.dirname(f) in speakers]
-
-
 def tensors(p):
     """[(name, array)] of the penalty, for vad_export.write_tensors."""
     return [(TENSOR, np.array([wakeword_verify.q15(p)], np.int32))]
@@ -121,7 +121,6 @@ def main():
     p.add_argument("model")
     p.add_argument("--speakers", type=int, help="the first N speakers alone, clean (a quick check)")
     a = p.parse_args()
-    import train_wakeword  # the phrase's own utterances left out, as the trainer does (torch)
     try:
         t = vad_export.read_tensors(a.model)
     except OSError as e:
@@ -132,14 +131,10 @@ def main():
         p.error(f"{a.model}: no second stage (kws_verify) to calibrate")
     phrase = "".join(chr(c) for c in t.get("kws_phrase", []))
     items = [(k, v) for k, v in t.items() if k != TENSOR]
-    files = train_wakeword.read_speech(a.data, "speech_l2", phrase.split())
-    snrs_db = SNRS_DB
-    if a.speakers:
-        files, snrs_db = first_speakers(files, a.speakers), (None,)
     with tempfile.TemporaryDirectory() as tmp:
         bare = os.path.join(tmp, "model.eshm")
         vad_export.write_tensors(bare, "kws-mlp", items)
-        pen = calibrate(bare, a.earshot, files, a.data, snrs_db=snrs_db)
+        pen = calibrate(bare, a.earshot, a.data, phrase, speakers=a.speakers)
     vad_export.write_tensors(a.model, "kws-mlp", items + tensors(pen))
     verify = t["kws_verify"]
     wakeword_verify.update_card(a.model, wakeword_verify.card_text(
