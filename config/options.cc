@@ -46,10 +46,12 @@ constexpr std::array kOptions = {
     OptionSpec{"kws.models", T::kStringList, "computer", 0, 0, "", "",
                "The keywords, one model file each, all scored on every hop; a bundled keyword's "
                "name stands for its file (computer: models/kws/computer.eshm, its small model "
-               "models/kws/computer_small.eshm)"},
+               "models/kws/computer_small.eshm; snowboy and view glass, trained from their text: "
+               "models/kws/snowboy.eshm, models/kws/view_glass.eshm)"},
     OptionSpec{"kws.small_models", T::kStringList, "", 0, 0, "", "",
                "Each keyword's model in the governor's profiles of small keyword models ('': a "
-               "bundled keyword's small model; for another keyword its model serves both)",
+               "bundled keyword's small model (computer's); for a keyword without one its model "
+               "serves both)",
                "kws.models"},
     OptionSpec{"kws.names", T::kStringList, "", 0, 0, "", "",
                "Each keyword's name in wake events and on D-Bus, no two alike ('': the phrase its "

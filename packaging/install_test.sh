@@ -25,6 +25,13 @@ check_prefix() {
   check "$prefix: earshotd wakes and transcribes" wakes_and_transcribes
   check "$prefix: earshotd reads no file of the checkout" checkout_unread
   check "$prefix: earshot-wyoming runs" status_is 0 ${EARSHOT_EMULATOR:-} "$bin/earshot-wyoming" --help
+  check "$prefix: the bundled keywords by name" status_is 0 strace -f -qq -e trace=%file \
+    -o trace.txt ${EARSHOT_EMULATOR:-} "$bin/earshot" run --stages vad,kws \
+    --set "kws.models=computer,snowboy,view glass" "$src/tools/samples/three_keywords.flac"
+  check "$prefix: ... each heard once" test "$(grep -c '"keyword": "computer"' out.txt)-$(grep -c \
+    '"keyword": "snowboy"' out.txt)-$(grep -c '"keyword": "view glass"' out.txt)" = 1-1-1
+  check "$prefix: ... from the prefix's models" grep -qF \
+    "$stage$prefix/share/earshot/models/kws/view_glass.eshm" trace.txt
   check "$prefix: unit runs the prefix's earshotd with its config" \
     grep -qxF "ExecStart=$prefix/sbin/earshotd --config $config --bus system" "$stage$unit_dir/earshotd.service"
   check "$prefix: wyoming unit runs the prefix's earshot-wyoming" \
@@ -39,7 +46,8 @@ check_prefix() {
   rm "$stage$config.d/50-local.toml"
   check "$prefix: sysusers entry" cmp -s "$src/config/earshot.sysusers" "$stage$sysusers_dir/earshot.conf"
   check "$prefix: licence and model cards" test -f "$stage$prefix/share/doc/earshot/LICENSE" \
-    -a -f "$stage$prefix/share/earshot/models/kws/computer.md"
+    -a -f "$stage$prefix/share/earshot/models/kws/computer.md" \
+    -a -f "$stage$prefix/share/earshot/models/kws/snowboy.md"
 }
 
 check_prefix /usr "$(pkg-config --variable=systemdsystemunitdir systemd)" \

@@ -55,6 +55,19 @@ TEST(KeywordSpecs, TheDefaultIsTheBundledComputer) {
   EXPECT_EQ(computer.refractory_frames, 100);
 }
 
+TEST(KeywordSpecs, TheKeywordsFromTextAreBundledByNameWithOneModelForBothProfiles) {
+  auto specs = options::BindKeywords(
+      Set({{"kws.models", "snowboy,view glass,computer"}, {"kws.small_models", ",,snowboy"}}));
+  ASSERT_TRUE(specs.ok()) << specs.error().message;
+  ASSERT_EQ(specs->size(), 3u);
+  EXPECT_EQ((*specs)[0].path, config::BundledModelPath("kws/snowboy.eshm"));
+  EXPECT_EQ((*specs)[0].small_path, "");  // its model serves both
+  EXPECT_EQ((*specs)[1].path, config::BundledModelPath("kws/view_glass.eshm"));
+  EXPECT_EQ((*specs)[1].small_path, "");
+  // Named as another keyword's small model, a bundled keyword without one gives its model.
+  EXPECT_EQ((*specs)[2].small_path, config::BundledModelPath("kws/snowboy.eshm"));
+}
+
 TEST(KeywordSpecs, ParallelListsGiveEachKeywordItsOwn) {
   auto specs = options::BindKeywords(Set({{"kws.models", "computer, /m/hey.eshm,/m/x.eshm"},
                                  {"kws.small_models", ",,/m/x_small.eshm"},

@@ -15,8 +15,12 @@ namespace {
 struct BundledKeyword {
   std::string_view name, model, small_model;  // files under the bundled models' directory
 };
+// computer learnt from recordings (a large and a small model); snowboy and view glass from their
+// text alone (docs/wakeword.md), one model for both profiles (small_model "").
 constexpr BundledKeyword kBundled[] = {
     {"computer", "kws/computer.eshm", "kws/computer_small.eshm"},
+    {"snowboy", "kws/snowboy.eshm", ""},
+    {"view glass", "kws/view_glass.eshm", ""},
 };
 
 const BundledKeyword* Bundled(std::string_view entry) {
@@ -27,13 +31,17 @@ const BundledKeyword* Bundled(std::string_view entry) {
 }
 
 // A kws.models or kws.small_models entry's file: a bundled keyword's (its small model's when
-// `small`), else the path as it is. An empty small-model entry is the bundled keyword's small
-// model, or "" (none) for a keyword of its own file.
+// `small`, its model where it has none), else the path as it is. An empty small-model entry is
+// the bundled keyword's small model, or "" (none: its model serves both) for a keyword of its own
+// file or a bundled one without a small model.
 Result<std::string> ModelFile(const char* option, const std::string& entry,
                               const std::string& model, bool small) {
   const BundledKeyword* bundled = Bundled(entry.empty() && small ? model : entry);
   if (bundled != nullptr) {
-    return config::BundledModelPath(small ? bundled->small_model : bundled->model);
+    if (!small || bundled->small_model.empty()) {
+      return entry.empty() ? std::string() : config::BundledModelPath(bundled->model);
+    }
+    return config::BundledModelPath(bundled->small_model);
   }
   if (entry.empty() && !small) {
     return Error{std::string("option ") + option + ": an entry is empty"};

@@ -37,8 +37,9 @@ struct KeywordLists {
 };
 
 // One spec per kws.models entry, the other lists' entries (their defaults where a list is empty)
-// beside it. An entry that is a bundled keyword's name (computer) is its bundled model file
-// (models/kws/computer.eshm; its small one models/kws/computer_small.eshm); any other a path.
+// beside it. An entry that is a bundled keyword's name (computer, snowboy, view glass) is its
+// bundled model file (models/kws/computer.eshm; its small one models/kws/computer_small.eshm;
+// snowboy's and view glass's one model serves both); any other a path.
 // Errors name the option; a parallel list of another length is one.
 Result<std::vector<KeywordSpec>> KeywordSpecs(const KeywordLists& lists);
 
