@@ -8,9 +8,8 @@ py=/usr/bin/python3
 mkdir -p "$out"
 [ -x "$root/build/tools/earshot" ] || { echo "build first: tools/setup.sh --training" >&2; exit 1; }
 [ -d "$data" ] || { echo "no shared data at $data (set EARSHOT_DATA_DIR)" >&2; exit 1; }
-# Tells whether the model made ($1) is the bundled one ($2), byte for byte; $3: why they may
-# differ (default: BLAS and library versions).
+# Tells whether the model made is the bundled one, byte for byte.
 compare() {
   if cmp -s "$1" "$2"; then echo "$1: the same bytes as $2"
-  else echo "$1: differs from $2 (${3:-another BLAS or library version rounds differently})"; fi
+  else echo "$1: differs from $2 (another BLAS or library version rounds differently)"; fi
 }
