@@ -97,16 +97,28 @@ import wakeword_narrowband as nb
 full = np.linspace(0.9, 0.5, 60)
 assert abs(nb.penalty(full, full + 0.04) - 0.04) < 1e-9
 assert nb.penalty(full, full - 0.04) == 0.0 and nb.penalty(full[:4], full[:4] + 0.1) == 0.0
+from augment import holds
+assert holds("Hey, Snowboy!", ["hey", "snowboy"]) and not holds("hey snow boy", ["hey", "snowboy"])
+assert not holds("any words", [])  # a model without a phrase excludes no transcript
 a, b = files.values()
 for l in range(3):  # the trunk: the same bytes in both
     for part in ("weight", "bias", "mult", "shift", "conv"):
         assert np.array_equal(a[f"l{l}.{part}"], b[f"l{l}.{part}"]), (l, part)
 assert not np.array_equal(a["l3.weight"], b["l3.weight"])  # the heads: their own
 PY
-# A model trained before is calibrated in place (one speaker: a quick check of the script).
+# A model trained before is calibrated in place (one speaker: a quick check of the script), its
+# card with it; setting its second stage again keeps the penalty and its line in the card.
 cp "$tmp/hey_snowboy.eshm" "$tmp/again.eshm"
+grep -v "^  On audio with an empty band\|^  (.kws_verify_narrowband\|^  tools/train/wakeword_narrowband" \
+  "$tmp/hey_snowboy.md" > "$tmp/again.md"
+if grep -q kws_verify_narrowband "$tmp/again.md"; then echo "again.md: not stripped" >&2; exit 1; fi
 /usr/bin/python3 "$train/wakeword_narrowband.py" "${common[@]}" --speakers 1 "$tmp/again.eshm" |
   grep -q "again.eshm: narrowband penalty [0-9.]*$"
+grep -q "^  (.kws_verify_narrowband., calibrated on real negatives" "$tmp/again.md"
+/usr/bin/python3 "$train/wakeword_verify.py" "$tmp/again.eshm" --threshold 0.75 \
+  --earshot "$earshot" >/dev/null
+grep -q "0.5 at a verified confidence of 0.75" "$tmp/again.md"
+grep -q "^  (.kws_verify_narrowband., calibrated on real negatives" "$tmp/again.md"
 expect_error "no second stage" /usr/bin/python3 "$train/wakeword_narrowband.py" "${common[@]}" \
   "$src/models/kws/computer.eshm"
 # Forced alignment (align_words.py, `earshot transcribe --words` under the transcript's grammar):

@@ -17,9 +17,10 @@ def list_audio(root, sub):
 
 
 def holds(text, phrase_words):
+    """Whether `text` says the words `phrase_words` in a row (never for no words)."""
     words = re.findall(r"[a-z']+", text.lower())
     n = len(phrase_words)
-    return any(words[i:i + n] == phrase_words for i in range(len(words) - n + 1))
+    return n > 0 and any(words[i:i + n] == phrase_words for i in range(len(words) - n + 1))
 
 
 def read_speech(data, sub, phrase_words):

@@ -129,17 +129,15 @@ def main():
         p.error(f"{a.model}: not an earshot model file (its header or checksum)")
     if "kws_verify" not in t:
         p.error(f"{a.model}: no second stage (kws_verify) to calibrate")
-    phrase = "".join(chr(c) for c in t.get("kws_phrase", []))
+    phrase = wakeword_verify.chars(t.get("kws_phrase", []))
     items = [(k, v) for k, v in t.items() if k != TENSOR]
     with tempfile.TemporaryDirectory() as tmp:
         bare = os.path.join(tmp, "model.eshm")
         vad_export.write_tensors(bare, "kws-mlp", items)
         pen = calibrate(bare, a.earshot, a.data, phrase, speakers=a.speakers)
-    vad_export.write_tensors(a.model, "kws-mlp", items + tensors(pen))
-    verify = t["kws_verify"]
-    wakeword_verify.update_card(a.model, wakeword_verify.card_text(
-        "".join(chr(c) for c in t["kws_verify_phones"]).split(), verify[0] / 32767,
-        verify[1] / 32767, pen))
+    items += tensors(pen)
+    vad_export.write_tensors(a.model, "kws-mlp", items)
+    wakeword_verify.update_card(a.model, wakeword_verify.card_of(dict(items)))
     print(f"{a.model}: narrowband penalty {pen:.3f}")
 
 

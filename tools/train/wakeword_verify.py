@@ -35,6 +35,18 @@ def tensors(phones, candidate=CANDIDATE, threshold=THRESHOLD):
             ("kws_verify_phones", np.array([ord(c) for c in text], np.int32))]
 
 
+def chars(codes):
+    """A text tensor (kws_phrase, kws_verify_phones: code points) as a string."""
+    return "".join(chr(c) for c in codes)
+
+
+def card_of(t):
+    """card_text of the second stage a model's tensors `t` state (read_tensors)."""
+    narrowband = t.get("kws_verify_narrowband")
+    return card_text(chars(t["kws_verify_phones"]).split(), t["kws_verify"][0] / 32767,
+                     t["kws_verify"][1] / 32767, None if narrowband is None else narrowband[0] / 32767)
+
+
 def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD, narrowband=None):
     """The model card's bullet on the second stage (ends with a newline); `narrowband`: the
     penalty of wakeword_narrowband.py, if calibrated."""
@@ -74,16 +86,16 @@ def main():
     p.add_argument("--earshot", default=os.path.join(ROOT, "build", "tools", "earshot"))
     a = p.parse_args()
     t = vad_export.read_tensors(a.model)
-    phrase = a.phrase or "".join(chr(c) for c in t.get("kws_phrase", []))
+    phrase = a.phrase or chars(t.get("kws_phrase", []))
     try:
         _, phones = pronounce.pronounce(phrase, pronounce.load(), pronounce.espeak(a.earshot))
     except pronounce.PronunciationError as e:
         sys.exit(f"wakeword_verify.py: {a.model}: {e}")
     items = [(k, v) for k, v in t.items() if k not in ("kws_verify", "kws_verify_phones")]
-    vad_export.write_tensors(a.model, "kws-mlp", items + tensors(phones, a.candidate, a.threshold))
-    narrowband = t.get("kws_verify_narrowband")  # kept: calibrated on the confidence, not a threshold
-    update_card(a.model, card_text(phones, a.candidate, a.threshold,
-                                   None if narrowband is None else narrowband[0] / 32767))
+    # kws_verify_narrowband is kept: calibrated on the confidence, not on a threshold.
+    items += tensors(phones, a.candidate, a.threshold)
+    vad_export.write_tensors(a.model, "kws-mlp", items)
+    update_card(a.model, card_of(dict(items)))
     print(f"{a.model}: second stage '{' '.join(phones)}', candidates from {a.candidate}, "
           f"confidence {a.threshold}")
 
