@@ -93,12 +93,13 @@ constexpr std::array kOptions = {
                "Command set files (docs/commands.md) or directories of *.commands files (e.g. "
                "/etc/earshot/commands.d): the decoder hears only their sentences, every set at "
                "once, and rejects what none of them says"},
-    OptionSpec{"stt.command_word_cost", T::kFloat, "9.2", 0.0, 50.0, "", "",
+    OptionSpec{"stt.command_word_cost", T::kFloat, "7", 0.0, 50.0, "", "",
                "Command sets: the cost of each word decoded, natural log: the out-of-grammar path "
                "(a loop of any phones) pays it per phone, a command per word; lower rejects more"},
-    OptionSpec{"stt.command_garbage_ms", T::kInt, "100", 0, 10000, "", "ms",
-               "Command sets: the most of the out-of-grammar loop a command may have around it (a "
-               "click, a breath); more rejects the utterance"},
+    OptionSpec{"stt.command_garbage_ms", T::kInt, "500", 0, 10000, "", "ms",
+               "Command sets: the most voiced audio a command may have beside its words (a click, "
+               "a breath); more rejects the utterance (the decoder's silence takes speech no set "
+               "says)"},
     OptionSpec{"stt.command_pause_ms", T::kInt, "1000", 100, 10000, "", "ms",
                "Command sets: the longest pause between two words of a command; a longer one "
                "rejects the utterance (the decoder's silence takes speech no set says)"},

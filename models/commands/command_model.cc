@@ -7,13 +7,14 @@
 #include "features/front_end.h"
 #include "models/model_file.h"
 #include "models/stt/stt.h"
+#include "models/stt/voiced_hops.h"
 
 namespace earshot::stt {
 namespace {
 
 constexpr size_t kMaxWords = 256;
 constexpr int kMaxMembers = 8;
-constexpr size_t kHop = 160;  // 10 ms at 16 kHz: the hops of the voiced span
+constexpr size_t kHop = kVoicedHop;
 
 // Member m's tensor names start with this: none for the first, "m1.", "m2.", ... after it.
 std::string MemberPrefix(int m) { return m == 0 ? "" : "m" + std::to_string(m) + "."; }
@@ -56,13 +57,6 @@ Result<std::vector<std::string>> ReadClasses(const models::ModelFile& file, size
   return words;
 }
 
-// Per 10 ms hop of `samples`, the sum of squares (the ratios matter).
-std::vector<int64_t> HopPowers(std::span<const int16_t> samples) {
-  std::vector<int64_t> power((samples.size() + kHop - 1) / kHop, 0);
-  for (size_t i = 0; i < samples.size(); ++i) power[i / kHop] += int64_t{samples[i]} * samples[i];
-  return power;
-}
-
 }  // namespace
 
 VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
@@ -80,18 +74,10 @@ VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
 }
 
 std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t min_pause) {
-  const std::vector<int64_t> power = HopPowers(samples);
-  if (power.empty()) return {};
-  std::vector<int64_t> sorted = power;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 10),
-                   sorted.end());
-  const double quiet = static_cast<double>(sorted[sorted.size() / 10]);
-  const double loudest = static_cast<double>(*std::max_element(power.begin(), power.end()));
-  // Voiced: over the middle, in dB, of the quietest tenth and the loudest, and within 40 dB.
-  const double threshold = std::max(std::sqrt(std::max(quiet, 1.0) * loudest), loudest / 1e4);
+  const std::vector<bool> voiced = VoicedHops(samples);
   std::vector<VoicedSpan> runs;  // in hops
-  for (size_t h = 0; h < power.size(); ++h) {
-    if (static_cast<double>(power[h]) <= threshold) continue;
+  for (size_t h = 0; h < voiced.size(); ++h) {
+    if (!voiced[h]) continue;
     if (!runs.empty() && (h - runs.back().end) * kHop < min_pause) {
       runs.back().end = h + 1;  // a pause too short to part words
     } else {

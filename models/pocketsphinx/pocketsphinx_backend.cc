@@ -22,6 +22,7 @@
 #include "models/pocketsphinx/pocketsphinx_init.h"
 #include "models/stt/command_decoder.h"
 #include "models/stt/command_grammar.h"
+#include "models/stt/voiced_hops.h"
 
 namespace earshot::stt {
 namespace {
@@ -220,7 +221,7 @@ class PocketsphinxSession final : public SttSession {
                       const std::optional<SphinxCepstra>& cepstra)
       : lease_(std::move(decoder)), decoder_(lease_.decoder()), whole_utterance_(whole_utterance),
         command_limits_(limits), stream_cmn_(initial_cmn), cepstra_(cepstra) {
-    if (whole_utterance_ && !cepstra_) samples_.reserve(kReservedSamples);
+    if (KeepsSamples()) samples_.reserve(kReservedSamples);
     if (cepstra_) {
       const size_t frames = whole_utterance_ ? kReservedSamples / 160 : 8;
       frames_.reserve(frames * static_cast<size_t>(cepstra_->coefficients()));
@@ -245,6 +246,7 @@ class PocketsphinxSession final : public SttSession {
   }
 
   Status Feed(std::span<const int16_t> samples) override {
+    if (KeepsSamples()) samples_.insert(samples_.end(), samples.begin(), samples.end());
     if (cepstra_) {
       cepstra_->Process(samples, frames_);
       if (whole_utterance_) return OkStatus();
@@ -252,10 +254,7 @@ class PocketsphinxSession final : public SttSession {
       frames_.clear();
       return decoded;
     }
-    if (whole_utterance_) {
-      samples_.insert(samples_.end(), samples.begin(), samples.end());
-      return OkStatus();
-    }
+    if (whole_utterance_) return OkStatus();
     if (ps_process_raw(decoder_, samples.data(), samples.size(), FALSE, FALSE) < 0) {
       return Error{"stt: pocketsphinx failed to decode a frame"};
     }
@@ -278,7 +277,7 @@ class PocketsphinxSession final : public SttSession {
       if (Status s = DecodeWhole(); !s.ok()) return s.error();
     }
     if (ps_end_utt(decoder_) < 0) return Error{"stt: pocketsphinx could not end the utterance"};
-    if (command_limits_) return WithoutPhoneLoop(Collect(), *command_limits_);
+    if (command_limits_) return WithoutPhoneLoop(Collect(), *command_limits_, samples_);
     // pocketsphinx folded this utterance into the live mean at its end: the stream keeps it.
     feat_t* feat = ps_get_feat(decoder_);
     if (!whole_utterance_ && feat != nullptr && feat->cmn_struct != nullptr &&
@@ -291,6 +290,10 @@ class PocketsphinxSession final : public SttSession {
  private:
   // 10 s of audio, the cascade's default stt.max_utterance_ms: no reallocation while feeding.
   static constexpr size_t kReservedSamples = 10 * 16000;
+
+  // The audio is kept to be decoded whole by pocketsphinx's front end, and for command sets,
+  // whose decoded words are checked against the utterance's voice (WithoutPhoneLoop).
+  bool KeepsSamples() const { return (whole_utterance_ && !cepstra_) || command_limits_; }
 
   Status StartUtterance() {
     // A fresh pocketsphinx stream per utterance, so frame numbers (word timings) count from its
@@ -354,33 +357,51 @@ class PocketsphinxSession final : public SttSession {
     return result;
   }
 
-  // Command sets: the phone loop's words are no command's. A few of them before or after the
-  // command (a click, a breath: pocketsphinx's JSGF loop lets the command follow the loop) are
-  // dropped; longer than garbage_ms in all, or nothing else said, the utterance is rejected. So is
-  // one with a pause over pause_ms between two of the command's words: pocketsphinx's silence
-  // takes whatever speech the grammar cannot say (measured: 4.6 s of a read sentence as <sil>
-  // inside "all is said without a word").
-  static SttResult WithoutPhoneLoop(const SttResult& result, const CommandLimits& limits) {
+  // Command sets: an utterance the phone loop explains (the grammar never joins it to a command)
+  // is rejected. pocketsphinx's silence takes whatever speech the grammar cannot say (measured:
+  // 4.6 s of a read sentence as <sil> inside "all is said without a word", the rest of "up and
+  // down the water we went ..." after "down"), so a command is rejected too with a pause over
+  // pause_ms between two of its words, or with more than garbage_ms of voiced hops (VoicedHops)
+  // that none of its words covers (a click or a breath is less; each word is widened by
+  // kWordMarginMs, its timing being approximate).
+  static SttResult WithoutPhoneLoop(const SttResult& result, const CommandLimits& limits,
+                                    std::span<const int16_t> samples) {
     SttResult kept = result;
     kept.words.clear();
     kept.text.clear();
-    double garbage_s = 0, longest_pause_s = 0;
+    double longest_pause_s = 0;
     for (const SttWord& w : result.words) {
-      if (w.word.rfind(kPhoneWordPrefix, 0) == 0) {
-        garbage_s += w.end - w.start;
-        continue;
-      }
+      if (w.word.rfind(kPhoneWordPrefix, 0) == 0) continue;
       if (!kept.words.empty()) {
         longest_pause_s = std::max(longest_pause_s, w.start - kept.words.back().end);
       }
       kept.text += (kept.text.empty() ? "" : " ") + w.word;
       kept.words.push_back(w);
     }
-    if (kept.words.empty() || garbage_s * 1000 > limits.garbage_ms ||
-        longest_pause_s * 1000 > limits.pause_ms) {
+    if (kept.words.empty() || longest_pause_s * 1000 > limits.pause_ms ||
+        VoiceBesideWordsMs(kept.words, samples) > limits.garbage_ms) {
       return SttResult{"", 0, {}, true, {}};
     }
     return kept;
+  }
+
+  static constexpr int kWordMarginMs = 100;
+
+  // The voiced hops of `samples` outside every word of `words` (widened by kWordMarginMs), in ms.
+  static int VoiceBesideWordsMs(const std::vector<SttWord>& words,
+                                std::span<const int16_t> samples) {
+    constexpr double kHopSeconds = static_cast<double>(kVoicedHop) / 16000.0;  // 16 kHz audio
+    const std::vector<bool> voiced = VoicedHops(samples);
+    const double margin_s = kWordMarginMs / 1000.0;
+    int hops = 0;
+    for (size_t h = 0; h < voiced.size(); ++h) {
+      const double t = (static_cast<double>(h) + 0.5) * kHopSeconds;  // the hop's middle
+      const bool in_word = std::any_of(words.begin(), words.end(), [&](const SttWord& w) {
+        return t >= w.start - margin_s && t < w.end + margin_s;
+      });
+      if (voiced[h] && !in_word) ++hops;
+    }
+    return static_cast<int>(hops * kHopSeconds * 1000 + 0.5);
   }
 
   DecoderLease lease_;

@@ -32,9 +32,9 @@ struct PocketsphinxDecoder;  // the decoder and its lease, shared by the model a
 
 namespace earshot::stt {
 
-// Command sets: the most of the phone loop around a command, and the longest pause inside it.
+// Command sets: the most voice a command may have beside its words, and its longest pause.
 struct CommandLimits {
-  int garbage_ms = 100;
+  int garbage_ms = 500;
   int pause_ms = 1000;
 };
 

@@ -25,8 +25,8 @@ class CommandGrammar {
   explicit CommandGrammar(std::vector<CommandSet> sets) : sets_(std::move(sets)) {}
 
   const std::vector<CommandSet>& sets() const { return sets_; }
-  // With `garbage` words, the public rule is the commands or any sequence of those words (the
-  // out-of-grammar path; pocketsphinx's loop also lets a command follow some of them).
+  // With `garbage` words, the public rule is a command or any sequence of those words (the
+  // out-of-grammar path), never the two joined.
   std::string Jsgf(const std::vector<std::string>& garbage = {}) const;
   // Every word of every set, with where it was first used (source:line).
   std::map<std::string, std::string> Words() const;

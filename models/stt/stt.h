@@ -75,8 +75,8 @@ struct SttConfig {
   // of any phones, each word costing command_word_cost (natural log): what the loop explains
   // better is no command.
   std::vector<CommandSet> command_sets;
-  double command_word_cost = 9.2;
-  int command_garbage_ms = 100;  // the phone loop's most time around a command (a click, a breath)
+  double command_word_cost = 7;
+  int command_garbage_ms = 500;  // the most voice beside a command's words (a click, a breath)
   int command_pause_ms = 1000;   // the longest pause between two words of a command
   // A rejected utterance decoded again with the language model (stt.command_open_transcript).
   bool command_open_transcript = false;
