@@ -14,7 +14,6 @@ namespace {
 
 constexpr size_t kMaxWords = 256;
 constexpr int kMaxMembers = 8;
-constexpr size_t kHop = kVoicedHop;
 
 // Member m's tensor names start with this: none for the first, "m1.", "m2.", ... after it.
 std::string MemberPrefix(int m) { return m == 0 ? "" : "m" + std::to_string(m) + "."; }
@@ -70,7 +69,7 @@ VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
     last = hops - 1 -
            static_cast<size_t>(std::find_if(power.rbegin(), power.rend(), voiced) - power.rbegin());
   }
-  return {first * kHop, std::min(samples.size(), (last + 1) * kHop)};
+  return {first * kVoicedHop, std::min(samples.size(), (last + 1) * kVoicedHop)};
 }
 
 std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t min_pause) {
@@ -78,7 +77,7 @@ std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t m
   std::vector<VoicedSpan> runs;  // in hops
   for (size_t h = 0; h < voiced.size(); ++h) {
     if (!voiced[h]) continue;
-    if (!runs.empty() && (h - runs.back().end) * kHop < min_pause) {
+    if (!runs.empty() && (h - runs.back().end) * kVoicedHop < min_pause) {
       runs.back().end = h + 1;  // a pause too short to part words
     } else {
       runs.push_back({h, h + 1});
@@ -86,9 +85,9 @@ std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t m
   }
   std::vector<VoicedSpan> pieces;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const size_t begin = i == 0 ? 0 : (runs[i - 1].end + runs[i].begin) / 2 * kHop;
-    const size_t end = i + 1 == runs.size() ? samples.size()
-                                            : (runs[i].end + runs[i + 1].begin) / 2 * kHop;
+    const size_t begin = i == 0 ? 0 : (runs[i - 1].end + runs[i].begin) / 2 * kVoicedHop;
+    const size_t end =
+        i + 1 == runs.size() ? samples.size() : (runs[i].end + runs[i + 1].begin) / 2 * kVoicedHop;
     pieces.push_back({begin, end});
   }
   return pieces;

@@ -390,18 +390,17 @@ class PocketsphinxSession final : public SttSession {
   // The voiced hops of `samples` outside every word of `words` (widened by kWordMarginMs), in ms.
   static int VoiceBesideWordsMs(const std::vector<SttWord>& words,
                                 std::span<const int16_t> samples) {
-    constexpr double kHopSeconds = static_cast<double>(kVoicedHop) / 16000.0;  // 16 kHz audio
     const std::vector<bool> voiced = VoicedHops(samples);
     const double margin_s = kWordMarginMs / 1000.0;
     int hops = 0;
     for (size_t h = 0; h < voiced.size(); ++h) {
-      const double t = (static_cast<double>(h) + 0.5) * kHopSeconds;  // the hop's middle
+      const double t = (static_cast<double>(h) + 0.5) * kVoicedHopMs / 1000.0;  // the hop's middle
       const bool in_word = std::any_of(words.begin(), words.end(), [&](const SttWord& w) {
         return t >= w.start - margin_s && t < w.end + margin_s;
       });
       if (voiced[h] && !in_word) ++hops;
     }
-    return static_cast<int>(hops * kHopSeconds * 1000 + 0.5);
+    return hops * kVoicedHopMs;
   }
 
   DecoderLease lease_;

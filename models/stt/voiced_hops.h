@@ -10,6 +10,7 @@ namespace earshot::stt {
 
 // 10 ms at 16 kHz: the hops in which an utterance's voice is told from its pauses.
 inline constexpr size_t kVoicedHop = 160;
+inline constexpr int kVoicedHopMs = static_cast<int>(kVoicedHop * 1000 / 16000);
 
 // Per hop of `samples` (the last one may be short), the sum of squares: only ratios are used.
 std::vector<int64_t> HopPowers(std::span<const int16_t> samples);
