@@ -147,20 +147,30 @@ void Pipeline::SwapModels(PipelineModels models) {
 void Pipeline::OnDecided(int64_t k, bool speech) {
   decided_end_ = k + 1;
   if (speech != speech_) OnSpeechChange(k, speech);
-  if (state_ == State::kVoice)
+  if (state_ == State::kVoice) {
     RunKeyword(k);
-  else if (state_ == State::kCommand)
+    if (state_ == State::kVoice && speech_cut_ >= 0) AfterSpeechCut(k);
+  } else if (state_ == State::kCommand) {
     RunCommand(k);
+  }
 }
 
 // In `command` the request is one stretch of speech whatever pauses it has: its end is the
 // endpoint's (EndRequest), not the VAD's. When speech ends during a keyword's run of high scores,
-// the keyword ended with it.
+// the keyword stage goes on until the run ends (the detector bounds it: a dip of kws.gap_ms, at
+// most kws.max_hold_ms): the spotter's score stays high just after the keyword, and the run's
+// length is part of a verified confidence. Speech that comes back before then goes on as if it
+// had not paused.
 void Pipeline::OnSpeechChange(int64_t k, bool speech) {
   speech_ = speech;
-  if (state_ == State::kVoice && !speech) {
-    FlushWakes();
-    OnWakes(k - 1);
+  if (state_ == State::kVoice && !speech && KeywordRunInProgress()) {
+    if (speech_cut_ < 0) speech_cut_ = k;
+    speech_end_ = k;
+    return;
+  }
+  if (state_ == State::kVoice && speech && speech_end_ >= 0) {  // back before its end was said
+    speech_end_ = -1;
+    return;
   }
   if (state_ == State::kCommand) return;
   AnnounceSpeech(speech, StartTime(k));
@@ -292,6 +302,23 @@ bool Pipeline::CancelRequest() {
   return true;
 }
 
+// Frame k in voice after a speech end that runs went on through (OnSpeechChange), no wake yet: once
+// the runs have ended, the speech end is reported at its own time, unless the speech came back. In
+// silence a run still going a whole hold after the speech end (one begun there) ends at once, as
+// a wake if its keyword says so.
+void Pipeline::AfterSpeechCut(int64_t k) {
+  const bool held = speech_end_ >= 0 && k - speech_end_ >= settings_.kws.max_hold_frames;
+  if (KeywordRunInProgress() && !held) return;
+  FlushWakes();
+  OnWakes(k);
+  if (state_ != State::kVoice) return;
+  const int64_t end = speech_end_;
+  speech_cut_ = speech_end_ = -1;
+  if (end < 0) return;
+  AnnounceSpeech(false, StartTime(end));
+  Enter(Next(state_, Input::kSpeechEnd, false), k, StartTime(end));
+}
+
 // speech_start and speech_end in pairs: in `command` the VAD's changes are not reported, and a
 // push-to-talk request may start in silence and end in speech.
 void Pipeline::AnnounceSpeech(bool speech, double t) {
@@ -308,6 +335,7 @@ void Pipeline::Enter(State next, int64_t k, double t) {
   const State previous = state_;
   if (next == previous) return;
   state_ = next;
+  speech_cut_ = speech_end_ = -1;  // only voice has them
   if (next == State::kVoice) StartKeyword(k, previous == State::kIdle);
   sink_->Emit(StateEvent{t, std::string(StateName(next))});
   if (next == State::kIdle && pending_models_) ApplyPendingModels();
@@ -353,6 +381,7 @@ void Pipeline::ResetStreamState() {
   ring_.Reset(frame_base_);
   speech_ = false;
   speech_announced_ = false;
+  speech_cut_ = speech_end_ = -1;
 }
 
 }  // namespace earshot::statemachine

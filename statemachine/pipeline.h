@@ -129,9 +129,11 @@ class Pipeline {
 
   State state() const { return state_; }
   double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
-  // The stream time the events have reached (the VAD's delay behind time()): what another source
-  // of events on this stream (the governor) stamps its events with, to keep them in order.
-  double event_time() const { return static_cast<double>(decided_end_) / 100.0; }
+  // The stream time the events have reached (the VAD's delay behind time(), and no later than
+  // the start of a keyword's run in progress, whose wake is stamped with the keyword's end, nor
+  // than a speech end not yet reported): what another source of events on this stream (the
+  // governor) stamps its events with, to keep them in order.
+  double event_time() const;
   const PipelineStats& stats() const { return stats_; }
   const PipelineModels& models() const { return models_; }
 
@@ -153,6 +155,8 @@ class Pipeline {
   void StartKeyword(int64_t k, bool with_preroll);
   void RunKeyword(int64_t k);
   void FlushWakes();
+  bool KeywordRunInProgress() const;
+  void AfterSpeechCut(int64_t k);
   void Found(size_t keyword, kws::Wake wake);
   std::optional<kws::Wake> Verified(size_t keyword, kws::Wake wake);
   void OnWakes(int64_t k);
@@ -196,6 +200,12 @@ class Pipeline {
   State state_ = State::kIdle;
   bool speech_ = false;        // the VAD's decision for the last decided frame
   bool speech_announced_ = false;  // speech_start sent, its speech_end not yet
+  // In voice, the frame where speech first ended while a keyword's run over its threshold went on
+  // (-1: none): the keyword stage runs until the runs end, and the keywords of runs begun before
+  // it ended there at the latest. speech_end_: the frame of the speech end not yet reported then
+  // (-1: none, or the speech came back).
+  int64_t speech_cut_ = -1;
+  int64_t speech_end_ = -1;
   int64_t frame_base_ = 0;     // stream index of the VAD's frame 0 (VAD restarts after a mute)
   int64_t request_start_ = 0;  // first frame fed to the STT
   uint64_t request_ = 0;       // the id of the request in progress, or of the last one

@@ -77,13 +77,14 @@ void Pipeline::RunKeyword(int64_t k) {
 
 // The wakes found at frame k (each ended at its wake.frame <= k), if any. The runs over their
 // thresholds that other keywords have in progress end with them, as wakes too: those keywords
-// were heard as well, and the keyword stage stops for the request. In time order: the first
-// starts the request (on the frame after it), the others are reported in it.
+// were heard as well, and the keyword stage stops for the request. In time order (ties in the
+// keywords' order): the first starts the request (on the frame after it), the others are reported
+// in it.
 void Pipeline::OnWakes(int64_t k) {
   if (wakes_.empty()) return;
   FlushWakes();
-  std::stable_sort(wakes_.begin(), wakes_.end(), [](const KeywordWake& a, const KeywordWake& b) {
-    return a.wake.frame < b.wake.frame;
+  std::sort(wakes_.begin(), wakes_.end(), [](const KeywordWake& a, const KeywordWake& b) {
+    return a.wake.frame != b.wake.frame ? a.wake.frame < b.wake.frame : a.keyword < b.keyword;
   });
   const int64_t first = wakes_.front().wake.frame;
   request_ = NewRequestId();
@@ -105,9 +106,27 @@ void Pipeline::FlushWakes() {
   }
 }
 
+bool Pipeline::KeywordRunInProgress() const {
+  return std::any_of(detectors_.begin(), detectors_.end(),
+                     [](const kws::WakeDetector& detector) { return detector.run_start() >= 0; });
+}
+
+double Pipeline::event_time() const {
+  int64_t reached = speech_end_ >= 0 ? std::min(decided_end_, speech_end_) : decided_end_;
+  for (const kws::WakeDetector& detector : detectors_) {
+    if (detector.run_start() >= 0) reached = std::min(reached, detector.run_start());
+  }
+  return static_cast<double>(reached) / 100.0;
+}
+
 // Keyword i's detector found `wake`: a wake, once its second stage (if it has one) confirms it.
+// A run that went on after the speech ended (OnSpeechChange) is checked whole, but the keyword
+// ended with the speech.
 void Pipeline::Found(size_t i, kws::Wake wake) {
   if (std::optional<kws::Wake> verified = Verified(i, wake)) {
+    if (speech_cut_ >= 0 && wake.run_start < speech_cut_) {
+      verified->frame = std::min(verified->frame, speech_cut_ - 1);
+    }
     wakes_.push_back({i, *verified});
   } else {
     ++stats_.candidates_rejected;
@@ -119,11 +138,12 @@ void Pipeline::Found(size_t i, kws::Wake wake) {
 // still holds, its score the verified confidence; none when that is under the keyword's threshold.
 std::optional<kws::Wake> Pipeline::Verified(size_t i, kws::Wake wake) {
   if (verify_thresholds_[i] < 0) return wake;
-  const double confidence = models_.verifier->Confidence(i, wake.frame, wake.score_q15 / 32767.0,
-                                                          ring_, verify_samples_);
+  const double confidence =
+      models_.verifier->Confidence(i, wake.frame, wake.run_hops, ring_, verify_samples_);
   const auto confidence_q15 = static_cast<int32_t>(std::lround(confidence * 32767.0));
   if (confidence_q15 < verify_thresholds_[i]) return std::nullopt;
-  return kws::Wake{wake.frame, static_cast<uint16_t>(confidence_q15)};
+  wake.score_q15 = static_cast<uint16_t>(confidence_q15);
+  return wake;
 }
 
 // The keyword spotter starts; coming from silence it first reads the pre-roll (without detecting:

@@ -88,7 +88,7 @@ TEST_F(KeyphraseVerifierTest, ConfidenceIsTheScoreOfTheRingsFramesAroundTheCandi
   const int64_t candidate = 620;  // snowboy's end, 6.2 s
   const audio::FrameRing ring = RingUpTo(samples_, candidate + 100);
   std::vector<int16_t> scratch;
-  const double confidence = verifier_->Confidence(0, candidate, 0.6, ring, scratch);
+  const double confidence = verifier_->Confidence(0, candidate, 30, ring, scratch);
   const auto window = std::span<const int16_t>(samples_).subspan(
       static_cast<size_t>((candidate - kVerifyFramesBefore) * audio::kFrameSamples),
       static_cast<size_t>((kVerifyFramesBefore + kVerifyFramesAfter + 1) * audio::kFrameSamples));
@@ -96,7 +96,7 @@ TEST_F(KeyphraseVerifierTest, ConfidenceIsTheScoreOfTheRingsFramesAroundTheCandi
   // Each verifier's first window (the noise estimate carries from one window to the next).
   auto fresh = KeyphraseVerifier::Load(kModel, kDictionary, {"S N OW B OY"});
   ASSERT_TRUE(fresh.ok()) << fresh.error().message;
-  EXPECT_DOUBLE_EQ(confidence, VerifiedConfidence(0.6, (*fresh)->Score(0, window)));
+  EXPECT_DOUBLE_EQ(confidence, VerifiedConfidence(30, (*fresh)->Score(0, window)));
   EXPECT_GT(confidence, 0.0);
 }
 
@@ -124,7 +124,7 @@ TEST_F(KeyphraseVerifierTest, ANarrowbandWindowLosesItsKeywordsPenalty) {
     auto verifier = KeyphraseVerifier::Load(kModel, kDictionary, {"V Y UW G L AE S"}, {penalty});
     EXPECT_TRUE(verifier.ok()) << verifier.error().message;
     std::vector<int16_t> scratch;
-    return (*verifier)->Confidence(0, candidate, 1.0, RingUpTo(samples, candidate + 100), scratch);
+    return (*verifier)->Confidence(0, candidate, 50, RingUpTo(samples, candidate + 100), scratch);
   };
   auto window = [candidate](const std::vector<int16_t>& samples) {
     return std::span<const int16_t>(samples).subspan(
@@ -217,11 +217,11 @@ TEST(KeyphraseVerifier, RefusesAMissingModel) {
       << loaded.error().message;
 }
 
-TEST(KeyphraseVerifier, ConfidenceJoinsTheSpotterAndTheScore) {
-  EXPECT_DOUBLE_EQ(VerifiedConfidence(0.5, -30.0), 0.8);  // 1 + (-30 + 20 * 0.5) / 100
-  EXPECT_DOUBLE_EQ(VerifiedConfidence(1.0, 0.0), 1.0);    // clamped
-  EXPECT_DOUBLE_EQ(VerifiedConfidence(0.0, -150.0), 0.0);
-  EXPECT_DOUBLE_EQ(VerifiedConfidence(0.9, std::nullopt), 0.0);
+TEST(KeyphraseVerifier, ConfidenceJoinsTheSpottersRunAndTheScore) {
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(25, -30.0), 0.8);  // 1 + (-30 + 0.4 * 25) / 100
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(50, 0.0), 1.0);    // clamped
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(0, -150.0), 0.0);
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(40, std::nullopt), 0.0);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
-// WakeDetector: a wake at the end of each run of scores over the threshold, with the run's peak,
-// at most max_hold_frames after the crossing, none within the refractory period; short dips under
-// the threshold (gap_frames) do not end a run.
+// WakeDetector: a wake at the end of each run of scores over the threshold, with the run's peak and
+// its hops over the threshold, at most max_hold_frames after the crossing, none within the
+// refractory period; short dips under the threshold (gap_frames) do not end a run.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,6 +49,27 @@ TEST(WakeDetector, ShortDipsDoNotEndTheRun) {
   WakeDetector detector(config);
   // A dip of 2 hops (3, 4) stays in the run; one of 3 hops (7, 8, 9) ends it at its last hop over.
   EXPECT_EQ(Wakes(detector, {0, 21000, 26000, 100, 100, 22000, 23000, 0, 0, 0, 0}), "6:26000 ");
+}
+
+TEST(WakeDetector, CountsTheRunsHopsOverTheThreshold) {
+  KwsConfig config = Config();
+  config.max_hold_frames = 20;
+  config.gap_frames = 2;
+  WakeDetector detector(config);
+  std::optional<Wake> wake;
+  const std::vector<uint16_t> scores = {0, 21000, 26000, 100, 100, 22000, 23000, 0, 0, 0, 0};
+  for (size_t i = 0; i < scores.size() && !wake; ++i) {
+    wake = detector.Push(static_cast<int64_t>(i), scores[i]);
+  }
+  ASSERT_TRUE(wake);
+  EXPECT_EQ(wake->run_hops, 4);  // frames 1, 2, 5 and 6; not the dip between
+  // The next run counts its own: frames 20 to 22, ended by the dip at 25.
+  for (int64_t i = 20; i < 23; ++i) EXPECT_FALSE(detector.Push(i, 25000));
+  EXPECT_FALSE(detector.Push(23, 0));
+  EXPECT_FALSE(detector.Push(24, 0));
+  wake = detector.Push(25, 0);
+  ASSERT_TRUE(wake);
+  EXPECT_EQ(wake->run_hops, 3);
 }
 
 TEST(WakeDetector, HoldsAtMostMaxHoldFramesThroughADip) {

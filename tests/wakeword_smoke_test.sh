@@ -82,7 +82,7 @@ for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen 
     files[name] = t
     assert "".join(chr(c) for c in t["kws_phrase"]) == phrase, t["kws_phrase"]
     assert 16384 <= int(t["kws_default_threshold"][0]) <= 31129
-    assert list(t["kws_verify"]) == [13107, 23920], t["kws_verify"]  # 0.4 and 0.73, the defaults
+    assert list(t["kws_verify"]) == [13107, 24575], t["kws_verify"]  # 0.4 and 0.75, the defaults
     assert 0 <= int(t["kws_verify_narrowband"][0]) <= 16384, t["kws_verify_narrowband"]
     assert "kws_verify_narrowband" in open(f"{tmp}/{name}.md").read()
     phones = "".join(chr(c) for c in t["kws_verify_phones"])

@@ -69,7 +69,7 @@ class Candidates {
       if (!verifier_->checks(k)) continue;
       shown[k] = 0.0;
       if (std::optional<kws::Wake> wake = detectors_[k].Push(hop, scores[k])) {
-        shown[k] = verifier_->Confidence(k, wake->frame, wake->score_q15 / 32767.0, ring_, scratch_);
+        shown[k] = verifier_->Confidence(k, wake->frame, wake->run_hops, ring_, scratch_);
       }
     }
   }

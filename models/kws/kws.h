@@ -123,6 +123,8 @@ struct KwsConfig {
 struct Wake {
   int64_t frame;  // the hop where the keyword ended
   uint16_t score_q15;
+  int run_hops = 0;  // the detector's run: its hops at or over the threshold (dips not counted)
+  int64_t run_start = 0;  // the run's first hop
 };
 
 class KwsSession {

@@ -177,7 +177,7 @@ KeyphraseVerifier::WindowScore KeyphraseVerifier::ScoreWindow(
   return {best, narrowband};
 }
 
-double KeyphraseVerifier::Confidence(size_t k, int64_t frame, double spotter,
+double KeyphraseVerifier::Confidence(size_t k, int64_t frame, int run_hops,
                                      const audio::FrameRing& ring,
                                      std::vector<int16_t>& scratch) const {
   scratch.clear();
@@ -188,14 +188,15 @@ double KeyphraseVerifier::Confidence(size_t k, int64_t frame, double spotter,
     scratch.insert(scratch.end(), samples.begin(), samples.end());
   }
   const WindowScore window = ScoreWindow(k, scratch);
-  const double confidence = VerifiedConfidence(spotter, window.score);
+  const double confidence = VerifiedConfidence(run_hops, window.score);
   if (!window.narrowband) return confidence;
   return std::max(0.0, confidence - narrowband_penalties_[k]);
 }
 
-double VerifiedConfidence(double spotter, std::optional<double> score) {
+double VerifiedConfidence(int run_hops, std::optional<double> score) {
   if (!score) return 0.0;
-  return std::clamp(1.0 + (*score + 20.0 * spotter) / 100.0, 0.0, 1.0);
+  constexpr double kPerHop = 0.4;  // in the score's units (log-likelihood per frame)
+  return std::clamp(1.0 + (*score + kPerHop * run_hops) / 100.0, 0.0, 1.0);
 }
 
 }  // namespace earshot::stt

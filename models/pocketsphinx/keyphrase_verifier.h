@@ -5,8 +5,8 @@
 // its keyphrase search aligns the phrase's phones against a free loop of the model's phones, and
 // the candidate's score is the best log-likelihood ratio per frame of the phrase's path over the
 // loop's (0 at best; pocketsphinx's log units), among the phrase's detections that give each phone
-// at least 3 frames. VerifiedConfidence joins it with the spotter's score. Measured on the shared
-// wake-word protocol in docs/research/wakeword.md.
+// at least 3 frames. VerifiedConfidence joins it with how long the spotter held the phrase.
+// Measured on the shared wake-word protocol in docs/research/wakeword.md.
 // The decoder is one, behind a mutex: Score may be called from any thread, one at a time.
 #pragma once
 
@@ -65,11 +65,12 @@ class KeyphraseVerifier {
   // the phrase there long enough to count (or k is not checked).
   std::optional<double> Score(size_t k, std::span<const int16_t> samples) const;
   // The verified confidence (VerifiedConfidence) of keyword k's candidate whose last hop over the
-  // spotter's threshold is stream frame `frame`, its peak score `spotter` (0 .. 1): scored on what
-  // `ring` holds of frames [frame - kVerifyFramesBefore, frame + kVerifyFramesAfter], copied into
-  // `scratch` (which keeps its capacity from call to call); less the keyword's narrowband penalty
-  // (at least 0) where that window's high band was empty and got the floor.
-  double Confidence(size_t k, int64_t frame, double spotter, const audio::FrameRing& ring,
+  // spotter's threshold is stream frame `frame`, its run `run_hops` hops over that threshold:
+  // scored on what `ring` holds of frames [frame - kVerifyFramesBefore, frame +
+  // kVerifyFramesAfter], copied into `scratch` (which keeps its capacity from call to call); less
+  // the keyword's narrowband penalty (at least 0) where that window's high band was empty and got
+  // the floor.
+  double Confidence(size_t k, int64_t frame, int run_hops, const audio::FrameRing& ring,
                     std::vector<int16_t>& scratch) const;
   bool checks(size_t k) const { return k < phones_.size() && !phones_[k].empty(); }
   // The files it was loaded from (Load's arguments).
@@ -100,10 +101,12 @@ class KeyphraseVerifier {
   mutable std::vector<int16_t> floored_;
 };
 
-// A checked candidate's confidence in [0, 1] from the spotter's peak score (0 .. 1) and the
-// verifier's score: 1 + (score + 20 * spotter) / 100, clamped; 0 without a score. The spotter's
-// weight: a tenth of the verifier's range of scores on the protocol's candidates
-// (docs/research/wakeword.md).
-double VerifiedConfidence(double spotter, std::optional<double> score);
+// A checked candidate's confidence in [0, 1] from the spotter's run (its hops over the candidate
+// threshold, at most the detector's hold, kws.max_hold_ms) and the verifier's score: 1 + (score +
+// 0.4 * run_hops) / 100, clamped; 0 without a score. A keyword holds the spotter over its
+// threshold for most of the hold (median 35-45 of 50 hops on the protocol's keywords), the speech
+// that fires it by mistake for a few hops (7-11): on the protocol the run's length parts them
+// better than the spotter's peak score did (docs/research/wakeword.md).
+double VerifiedConfidence(int run_hops, std::optional<double> score);
 
 }  // namespace earshot::stt

@@ -5,7 +5,7 @@ usage: tools/train/train_wakeword.py PHRASE --out FILE [--trunk models/kws/trunk
            [--data ../shared/data] [--earshot build/tools/earshot] [--log FILE]
            [--positives 800] [--near 60] [--streams 200] [--epochs 6] [--mine-rounds 3]
            [--hidden 16] [--channel 0.5] [--seed N] [--synth cache|DIR] [--tiny]
-           [--verify-candidate 0.4] [--verify-threshold 0.73] [--no-verify]
+           [--verify-candidate 0.4] [--verify-threshold 0.75] [--no-verify]
 e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models/kws/hey_snowboy.eshm
 
 1. The phrase's pronunciation from the pocketsphinx dictionary (pronounce.py; a word it does not
