@@ -51,7 +51,7 @@ TEST(WakeDetector, ShortDipsDoNotEndTheRun) {
   EXPECT_EQ(Wakes(detector, {0, 21000, 26000, 100, 100, 22000, 23000, 0, 0, 0, 0}), "6:26000 ");
 }
 
-TEST(WakeDetector, CountsTheRunsHopsOverTheThreshold) {
+TEST(WakeDetector, CountsTheRunsHopsOverTheThresholdFromItsStart) {
   KwsConfig config = Config();
   config.max_hold_frames = 20;
   config.gap_frames = 2;
@@ -63,6 +63,7 @@ TEST(WakeDetector, CountsTheRunsHopsOverTheThreshold) {
   }
   ASSERT_TRUE(wake);
   EXPECT_EQ(wake->run_hops, 4);  // frames 1, 2, 5 and 6; not the dip between
+  EXPECT_EQ(wake->run_start, 1);
   // The next run counts its own: frames 20 to 22, ended by the dip at 25.
   for (int64_t i = 20; i < 23; ++i) EXPECT_FALSE(detector.Push(i, 25000));
   EXPECT_FALSE(detector.Push(23, 0));
@@ -70,6 +71,7 @@ TEST(WakeDetector, CountsTheRunsHopsOverTheThreshold) {
   wake = detector.Push(25, 0);
   ASSERT_TRUE(wake);
   EXPECT_EQ(wake->run_hops, 3);
+  EXPECT_EQ(wake->run_start, 20);
 }
 
 TEST(WakeDetector, HoldsAtMostMaxHoldFramesThroughADip) {
