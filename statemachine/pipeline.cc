@@ -149,7 +149,7 @@ void Pipeline::OnDecided(int64_t k, bool speech) {
   if (speech != speech_) OnSpeechChange(k, speech);
   if (state_ == State::kVoice) {
     RunKeyword(k);
-    if (state_ == State::kVoice && speech_cut_ >= 0) AfterSpeechCut(k);
+    if (speech_cut_ >= 0) AfterSpeechCut(k);  // none once a wake has left voice (Enter)
   } else if (state_ == State::kCommand) {
     RunCommand(k);
   }

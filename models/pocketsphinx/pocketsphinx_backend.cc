@@ -394,11 +394,12 @@ class PocketsphinxSession final : public SttSession {
     const double margin_s = kWordMarginMs / 1000.0;
     int hops = 0;
     for (size_t h = 0; h < voiced.size(); ++h) {
+      if (!voiced[h]) continue;
       const double t = (static_cast<double>(h) + 0.5) * kVoicedHopMs / 1000.0;  // the hop's middle
       const bool in_word = std::any_of(words.begin(), words.end(), [&](const SttWord& w) {
         return t >= w.start - margin_s && t < w.end + margin_s;
       });
-      if (voiced[h] && !in_word) ++hops;
+      if (!in_word) ++hops;
     }
     return hops * kVoicedHopMs;
   }

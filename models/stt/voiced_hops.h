@@ -1,5 +1,4 @@
-#ifndef EARSHOT_MODELS_STT_VOICED_HOPS_H_
-#define EARSHOT_MODELS_STT_VOICED_HOPS_H_
+#pragma once
 
 #include <cstddef>
 #include <cstdint>
@@ -21,5 +20,3 @@ std::vector<int64_t> HopPowers(std::span<const int16_t> samples);
 std::vector<bool> VoicedHops(std::span<const int16_t> samples);
 
 }  // namespace earshot::stt
-
-#endif  // EARSHOT_MODELS_STT_VOICED_HOPS_H_
