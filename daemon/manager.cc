@@ -313,9 +313,15 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
   if (json_) json_->Emit(event);
   if (const auto* state = std::get_if<StateEvent>(&event)) {
     state_ = statemachine::StateFromName(state->state).value_or(state_);
-    start_pending_ = false;
+    if (state_ == statemachine::State::kCommand || state_ == statemachine::State::kMuted) {
+      start_pending_ = 0;
+    }
     NotifyStatus();
     if (bus_) BusPropertyChanged(bus_.get(), "State");
+  }
+  if (const auto* transcript = std::get_if<TranscriptEvent>(&event);
+      transcript != nullptr && transcript->final && transcript->request == start_pending_) {
+    start_pending_ = 0;  // its request over (one started in a request says no state)
   }
   LogToJournal(event);
   if (bus_) BusEmitEvent(bus_.get(), event, monotonic_usec);
@@ -351,13 +357,13 @@ int Manager::StartRequest(uint64_t* id) {
   Command command{Command::Kind::kStartRequest};
   command.request = *id;
   queue_->Send(std::move(command));
-  start_pending_ = true;
+  start_pending_ = *id;
   Log(LOG_INFO, "request %llu started without a wake word", static_cast<unsigned long long>(*id));
   return 0;
 }
 
 int Manager::CancelRequest() {
-  if (state_ != statemachine::State::kCommand && !start_pending_) return -ENOENT;
+  if (state_ != statemachine::State::kCommand && start_pending_ == 0) return -ENOENT;
   queue_->Send(Command::Kind::kCancelRequest);
   return 0;
 }

@@ -226,7 +226,10 @@ class Manager : private statemachine::GovernorHost {
   statemachine::State state_ = statemachine::State::kIdle;
   std::string profile_name_;  // of the decision in force
   bool muted_ = false;
-  bool start_pending_ = false;  // a StartRequest sent, its state event not yet here
+  // The id of a StartRequest sent whose request has not yet shown itself (its command state, its
+  // final transcript) nor been refused by a mute; 0: none. Only those events clear it: a state
+  // event of the audio before the start may still be on its way.
+  uint64_t start_pending_ = 0;
   bool input_paused_ = false;
   bool stopping_ = false;
   bool input_failed_ = false;  // the wav input ended on a decoding error: exit status 1
