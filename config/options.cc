@@ -117,7 +117,9 @@ constexpr std::array kOptions = {
     OptionSpec{"stt.command_rescue", T::kFloat, "0.6", 0.5, 1.0, "", "",
                "Command sets of the classifier's words: an utterance the decoder rejects, no "
                "longer than the classifier's second, is that command when the classifier's most "
-               "probable class is a command word at this probability or more (1: never)"},
+               "probable class is a command word at this probability or more, or at half of it "
+               "when the command words decoded alone (no out-of-grammar path) are that word too "
+               "(1: never)"},
     OptionSpec{"stt.command_apart", T::kFloat, "0.3", 0.0, 1.0, "", "",
                "Command sets whose every word the command classifier knows, said with pauses of "
                "100 ms or more between the words (digits one at a time): the words it hears in "

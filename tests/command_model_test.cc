@@ -7,6 +7,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "models/commands/command_fusion.h"
@@ -393,10 +394,16 @@ SttResult Decoded(const SttModel& model, const std::vector<int16_t>& samples) {
   return *result;
 }
 
+// `words_alone`: the command words alone hear this (none: no such decoder).
 SttResult Fused(const SttResult& decoder, std::vector<float> biases, double bonus, double rescue,
-                const std::vector<int16_t>& samples) {
+                const std::vector<int16_t>& samples,
+                std::optional<std::string> words_alone = std::nullopt) {
+  std::shared_ptr<const SttModel> alone;
+  if (words_alone) {
+    alone = std::make_shared<FixedDecoder>(SttResult{*words_alone, 1, {}, false, {}});
+  }
   const CommandFusionModel model(std::make_shared<FixedDecoder>(decoder),
-                                 BiasClassifier(std::move(biases)), bonus, rescue);
+                                 BiasClassifier(std::move(biases)), bonus, rescue, alone);
   return Decoded(model, samples);
 }
 
@@ -425,6 +432,26 @@ TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
   // Voice longer than the classifier's second is no command to rescue.
   std::vector<int16_t> sentence(48000, 3000);
   EXPECT_TRUE(Fused(rejected, sure, 1.5, 0.8, sentence).rejected);
+}
+
+// Under the rescue probability but at half of it or more, a command the decoder rejected is
+// rescued only when the command words decoded alone (a forced choice) hear that word too.
+TEST(CommandFusion, AHalfSureRescueNeedsTheWordsAloneToAgree) {
+  std::vector<int16_t> word(16000, 1);
+  for (size_t i = 4800; i < 9600; ++i) word[i] = static_cast<int16_t>(i % 2 ? 3000 : -3000);
+  const SttResult rejected{"", 0, {}, true, {}};
+  const std::vector<float> half = {std::log(0.5F), std::log(0.3F), std::log(0.2F)};  // yes 0.5
+  const SttResult agreed = Fused(rejected, half, 1.5, 0.8, word, "yes");
+  EXPECT_FALSE(agreed.rejected);
+  EXPECT_EQ(agreed.text, "yes");
+  EXPECT_NEAR(agreed.confidence, 0.5, 1e-5);
+  EXPECT_TRUE(Fused(rejected, half, 1.5, 0.8, word, "no").rejected);  // they disagree
+  EXPECT_TRUE(Fused(rejected, half, 1.5, 0.8, word, "").rejected);    // it heard nothing
+  EXPECT_TRUE(Fused(rejected, half, 1.5, 0.8, word).rejected);        // no second opinion
+  const std::vector<float> low = {std::log(0.38F), std::log(0.32F), std::log(0.3F)};
+  EXPECT_TRUE(Fused(rejected, low, 1.5, 0.8, word, "yes").rejected);  // under half of 0.8
+  // At the rescue probability or more the classifier needs no second opinion.
+  EXPECT_EQ(Fused(rejected, half, 1.5, 0.45, word, "no").text, "yes");
 }
 
 // `bursts` of loud voice (start, length in samples) over a floor of `floor` (alternating sign).

@@ -7,7 +7,10 @@
 #include <map>
 #include <string>
 
+#include "config/config.h"
+#include "models/pocketsphinx/pocketsphinx_backend.h"
 #include "models/stt/stt.h"
+#include "options/stage_options.h"
 #include "tests/read_samples.h"
 #include "tests/stt_util.h"
 #include "tests/temp_path.h"
@@ -74,6 +77,49 @@ TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
   const SttResult r = Decode(**unchecked, testing_util::ReadSamples(read));
   ASSERT_TRUE(r.command) << r.text;
   EXPECT_EQ(r.command->slots.at("word"), "down");
+}
+
+// The sets' one-word commands alone (PocketsphinxModel::WordsAlone), on the command decoder's own
+// pocketsphinx decoder: a forced choice among them where the phone loop rejects the clip, and the
+// command search is selected again for the next command session. Through the classifier's rescue
+// (command_fusion.h): that kws/train "off" (the classifier 0.59 sure, under the rescue's 0.6) is a
+// command because the words alone hear "off" too.
+TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
+  const std::string clip = kData + "/kws/train/off/51055bda_nohash_4.flac";
+  if (!std::filesystem::exists(clip)) GTEST_SKIP() << "no shared data at " << kData;
+  const std::string ten = kSource + "/tools/samples/commands/ten.commands";
+  config::Config cfg = config::Config::Defaults();
+  ASSERT_TRUE(cfg.Set("stt.commands", ten).ok());
+  ASSERT_TRUE(cfg.Set("stt.command_model", "none").ok());
+  auto config = options::BindStt(cfg);
+  ASSERT_TRUE(config.ok()) << config.error().message;
+  auto decoder = PocketsphinxModel::Load(*config);
+  ASSERT_TRUE(decoder.ok()) << decoder.error().message;
+  const std::shared_ptr<const SttModel> alone = (*decoder)->WordsAlone();
+  ASSERT_NE(alone, nullptr);
+  const std::vector<int16_t> x = testing_util::ReadSamples(clip);
+  EXPECT_TRUE(Decode(**decoder, x).rejected);
+  const SttResult forced = Decode(*alone, x);
+  EXPECT_FALSE(forced.rejected);
+  EXPECT_EQ(forced.text, "off");
+  EXPECT_TRUE(Decode(**decoder, x).rejected);  // the loop is back
+  const std::vector<int16_t> up =
+      testing_util::ReadSamples(kData + "/kws/train/up/e4be0cf6_nohash_1.flac");
+  EXPECT_EQ(Decode(**decoder, up).text, "up");
+  // Sets without a one-word command have none.
+  ASSERT_TRUE(cfg.Set("stt.commands", kSource + "/tests/data/questions.commands").ok());
+  auto questions = PocketsphinxModel::Load(*options::BindStt(cfg));
+  ASSERT_TRUE(questions.ok()) << questions.error().message;
+  EXPECT_EQ((*questions)->WordsAlone(), nullptr);
+  // The whole model: the classifier's rescue with the words' agreement.
+  auto model = LoadWith("stt.commands", ten);
+  ASSERT_TRUE(model.ok()) << model.error().message;
+  const SttResult rescued = Decode(**model, x);
+  ASSERT_TRUE(rescued.command) << rescued.text;
+  EXPECT_EQ(rescued.command->slots.at("word"), "off");
+  auto alone_off = LoadWithAll({{"stt.commands", ten}, {"stt.command_rescue", "1"}});
+  ASSERT_TRUE(alone_off.ok()) << alone_off.error().message;
+  EXPECT_TRUE(Decode(**alone_off, x).rejected);
 }
 
 TEST(CommandSets, AWordOutsideTheDictionaryGetsEspeakNgsPronunciation) {

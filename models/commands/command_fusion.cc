@@ -12,11 +12,13 @@ namespace {
 class CommandFusionSession final : public KeptAudioSession {
  public:
   CommandFusionSession(std::unique_ptr<SttSession> decoder,
-                       std::shared_ptr<const CommandModel> classifier, double bonus, double rescue)
+                       std::shared_ptr<const CommandModel> classifier, double bonus, double rescue,
+                       std::unique_ptr<SttSession> words)
       : KeptAudioSession(std::move(decoder)),
         classifier_(std::move(classifier)),
         bonus_(bonus),
-        rescue_(rescue) {}
+        rescue_(rescue),
+        words_(std::move(words)) {}
 
   Result<SttResult> End() override {
     Result<SttResult> result = decoder().End();
@@ -43,24 +45,35 @@ class CommandFusionSession final : public KeptAudioSession {
   }
 
  private:
-  // A rejected utterance the classifier knows as a command (Rescue): that command.
-  void Rescued(SttResult& result) const {
+  // A rejected utterance the classifier knows as a command (Rescue) at rescue_, or at half of it
+  // where the command words alone hear that command too: that command.
+  void Rescued(SttResult& result) {
     if (rescue_ >= 1.0) return;
     const VoicedSpan span = FindVoicedSpan(samples());
     if (span.end - span.begin > classifier_->window_samples()) return;  // longer than a command
     const FusedWord rescued =
-        Rescue(classifier_->words(), classifier_->LogProbs(samples()), rescue_);
+        Rescue(classifier_->words(), classifier_->LogProbs(samples()), rescue_ / 2);
     if (rescued.index < 0) return;
     const std::string& word = classifier_->words()[static_cast<size_t>(rescued.index)];
+    if (rescued.probability < rescue_ && WordsHeard() != word) return;
     const double rate = classifier_->sample_rate();
     const SttWord said{word, static_cast<double>(span.begin) / rate,
                        static_cast<double>(span.end) / rate};
     result = SttResult{word, rescued.probability, {said}, false, {}};
   }
 
+  // The command words' decoder on the utterance: its word, or empty (none; or an error, and the
+  // rejection stands).
+  std::string WordsHeard() {
+    if (!words_ || !words_->Begin().ok() || !words_->Feed(samples()).ok()) return "";
+    Result<SttResult> heard = words_->End();
+    return heard.ok() ? heard->text : "";
+  }
+
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
   double rescue_;
+  std::unique_ptr<SttSession> words_;  // the command words alone (null: none)
 };
 
 }  // namespace
@@ -90,8 +103,9 @@ FusedWord Rescue(const std::vector<std::string>& words, const std::vector<float>
 }
 
 std::unique_ptr<SttSession> CommandFusionModel::NewSession() const {
-  return std::make_unique<CommandFusionSession>(decoder_->NewSession(), classifier_, bonus_,
-                                                rescue_);
+  return std::make_unique<CommandFusionSession>(
+      decoder_->NewSession(), classifier_, bonus_, rescue_,
+      words_decoder_ ? words_decoder_->NewSession() : nullptr);
 }
 
 }  // namespace earshot::stt

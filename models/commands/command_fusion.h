@@ -8,7 +8,9 @@
 // names some word, so alone it would invent commands; except where the decoder rejected the
 // utterance (its out-of-grammar path won: command sets) and `rescue` < 1: a voiced span that fits
 // the classifier's window whose most probable class is a command word at `rescue` or more is that
-// word (Rescue).
+// word (Rescue); so is one at half of `rescue` or more that `words_decoder` (the command words
+// alone, no out-of-grammar path: a forced choice) hears as that word too, two opinions agreeing
+// (docs/research/stt.md).
 // On the 138 kws/train command clips, cross-validated by speaker (README): pocketsphinx alone
 // 87.0%, fused at the default bonus better (the training log, models/commands/commands_train.log).
 #pragma once
@@ -24,11 +26,12 @@ class CommandFusionModel final : public SttModel {
  public:
   CommandFusionModel(std::shared_ptr<const SttModel> decoder,
                      std::shared_ptr<const CommandModel> classifier, double bonus,
-                     double rescue = 1.0)
+                     double rescue = 1.0, std::shared_ptr<const SttModel> words_decoder = nullptr)
       : decoder_(std::move(decoder)),
         classifier_(std::move(classifier)),
         bonus_(bonus),
-        rescue_(rescue) {}
+        rescue_(rescue),
+        words_decoder_(std::move(words_decoder)) {}
   std::unique_ptr<SttSession> NewSession() const override;
 
  private:
@@ -36,6 +39,7 @@ class CommandFusionModel final : public SttModel {
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
   double rescue_;
+  std::shared_ptr<const SttModel> words_decoder_;  // null: the classifier's rescue alone
 };
 
 // The word the fusion chooses among `words` (see above) and its probability after the bonus; index

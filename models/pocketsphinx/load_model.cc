@@ -37,11 +37,12 @@ std::string CommandWords(const SttConfig& c) {
   return words ? Joined(*words) : "";
 }
 
-// The decoder with the command classifier the config asks for joined to it (command_fusion.h, or
-// command_sequence.h for `grammar`'s words said apart), or the decoder alone when none applies.
+// The decoder with the command classifier the config asks for joined to it (command_fusion.h, with
+// `words_alone` for its rescue; or command_sequence.h for `grammar`'s words said apart), or the
+// decoder alone when none applies.
 Result<std::shared_ptr<const SttModel>> WithClassifier(
-    std::shared_ptr<const SttModel> decoder, const SttConfig& c,
-    const std::shared_ptr<const CommandGrammar>& grammar) {
+    std::shared_ptr<const SttModel> decoder, std::shared_ptr<const SttModel> words_alone,
+    const SttConfig& c, const std::shared_ptr<const CommandGrammar>& grammar) {
   if (c.command_model == "none") return decoder;
   const std::string words = CommandWords(c);
   // The sets' words said apart (stt.command_apart), where the fusion does not apply.
@@ -55,7 +56,7 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
   if (!model.ok()) return model.error();
   if (!words.empty() && Sorted((*model)->words()) == Sorted(SplitWords(words))) {
     return std::shared_ptr<const SttModel>(std::make_shared<CommandFusionModel>(
-        decoder, *model, c.command_bonus, c.command_rescue));
+        decoder, *model, c.command_bonus, c.command_rescue, std::move(words_alone)));
   }
   if (apart) {
     const std::optional<std::string> unknown = UnknownWord(**model, *grammar);
@@ -77,9 +78,10 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
 Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
   auto model = PocketsphinxModel::Load(config);
   if (!model.ok()) return model.error();
+  std::shared_ptr<const SttModel> words_alone = (*model)->WordsAlone();
   std::shared_ptr<const SttModel> decoder = std::move(model).value();
   const auto grammar = std::make_shared<const CommandGrammar>(config.command_sets);
-  auto classified = WithClassifier(decoder, config, grammar);
+  auto classified = WithClassifier(decoder, std::move(words_alone), config, grammar);
   if (!classified.ok()) return classified.error();
   decoder = std::move(classified).value();
   if (config.command_sets.empty()) return decoder;

@@ -115,6 +115,7 @@ std::string WordsGrammar(const std::string& words) {
 }
 
 constexpr const char* kCommandSearch = "commands";
+constexpr const char* kWordsAloneSearch = "words_alone";  // the sets' one-word commands, no loop
 
 // The phone loop's words: each a phone of the CMU set (Debian's en-us model) alone; those the
 // acoustic model lacks are left out.
@@ -175,6 +176,20 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c) {
   return OkStatus();
 }
 
+// The sets' one-word commands as a second search (PocketsphinxModel::WordsAlone); false when the
+// sets have none.
+Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const SttConfig& c) {
+  std::string words;
+  for (const std::string& w : CommandGrammar(c.command_sets).OneWordSentences()) {
+    words += (words.empty() ? "" : "|") + w;
+  }
+  if (words.empty()) return false;
+  if (ps_set_jsgf_string(decoder, kWordsAloneSearch, WordsGrammar(words).c_str()) < 0) {
+    return Error{"stt: pocketsphinx refused the command sets' one-word grammar"};
+  }
+  return true;
+}
+
 }  // namespace
 
 struct PocketsphinxDecoder {
@@ -218,9 +233,14 @@ class PocketsphinxSession final : public SttSession {
  public:
   PocketsphinxSession(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
                       std::optional<CommandLimits> limits, const std::vector<mfcc_t>& initial_cmn,
-                      const std::optional<SphinxCepstra>& cepstra)
-      : lease_(std::move(decoder)), decoder_(lease_.decoder()), whole_utterance_(whole_utterance),
-        command_limits_(limits), stream_cmn_(initial_cmn), cepstra_(cepstra) {
+                      const std::optional<SphinxCepstra>& cepstra, std::string search)
+      : lease_(std::move(decoder)),
+        decoder_(lease_.decoder()),
+        whole_utterance_(whole_utterance),
+        command_limits_(limits),
+        stream_cmn_(initial_cmn),
+        cepstra_(cepstra),
+        search_(std::move(search)) {
     if (KeepsSamples()) samples_.reserve(kReservedSamples);
     if (cepstra_) {
       const size_t frames = whole_utterance_ ? kReservedSamples / 160 : 8;
@@ -237,6 +257,10 @@ class PocketsphinxSession final : public SttSession {
     if (!lease_.Take()) {
       return Error{"stt: the model's decoder is busy with another session's utterance (its "
                    "sessions take turns, one utterance at a time)"};
+    }
+    if (!search_.empty() && ps_set_search(decoder_, search_.c_str()) < 0) {
+      lease_.Release();
+      return Error{"stt: pocketsphinx could not select the search '" + search_ + "'"};
     }
     samples_.clear();
     frames_.clear();
@@ -413,6 +437,7 @@ class PocketsphinxSession final : public SttSession {
   std::optional<SphinxCepstra> cepstra_;  // earshot's front end (stt.front_end = earshot)
   std::vector<mfcc_t> frames_;            // its cepstra not yet decoded, frame after frame
   std::vector<mfcc_t*> rows_;             // frames_ as pocketsphinx's rows
+  const std::string search_;              // selected at Begin (empty: the decoder's only one)
 };
 
 // Every file of the configuration, checked before pocketsphinx reads it: on files it cannot read
@@ -489,11 +514,18 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
       decoder = nullptr;
     }
   }
+  bool words_alone = false;
   if (decoder != nullptr && !c.command_sets.empty()) {
     if (Status sets = SetCommandSearch(decoder, c); !sets.ok()) {
       ps_free(decoder);
       return sets.error();
     }
+    Result<bool> added = AddWordsAloneSearch(decoder, c);
+    if (!added.ok()) {
+      ps_free(decoder);
+      return added.error();
+    }
+    words_alone = *added;
   }
   const std::string logged = TakePocketsphinxErrors();
   // pocketsphinx goes on after some errors: a grammar's undefined rule leaves a grammar that
@@ -506,12 +538,13 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     return Error{"stt: pocketsphinx could not load " + what +
                  (logged.empty() ? "" : ": " + logged)};
   }
-  auto model = std::shared_ptr<PocketsphinxModel>(
-      new PocketsphinxModel(std::make_shared<PocketsphinxDecoder>(decoder), !use_lm,
-                            c.command_sets.empty() ? std::nullopt
-                                                   : std::optional<CommandLimits>(CommandLimits{
-                                                         c.command_garbage_ms, c.command_pause_ms}),
-                            std::move(cepstra)));
+  auto model = std::shared_ptr<PocketsphinxModel>(new PocketsphinxModel(
+      std::make_shared<PocketsphinxDecoder>(decoder), !use_lm,
+      c.command_sets.empty()
+          ? std::nullopt
+          : std::optional<CommandLimits>(CommandLimits{c.command_garbage_ms, c.command_pause_ms}),
+      std::move(cepstra), words_alone ? kCommandSearch : ""));
+  model->has_words_alone_ = words_alone;
   const feat_t* feat = ps_get_feat(decoder);
   if (feat != nullptr && feat->cmn_struct != nullptr) {
     model->initial_cmn_.resize(static_cast<size_t>(feat->cmn_struct->veclen));
@@ -524,7 +557,15 @@ PocketsphinxModel::~PocketsphinxModel() = default;
 
 std::unique_ptr<SttSession> PocketsphinxModel::NewSession() const {
   return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, command_limits_,
-                                               initial_cmn_, cepstra_);
+                                               initial_cmn_, cepstra_, search_);
+}
+
+std::shared_ptr<const SttModel> PocketsphinxModel::WordsAlone() const {
+  if (!has_words_alone_) return nullptr;
+  auto alone = std::shared_ptr<PocketsphinxModel>(
+      new PocketsphinxModel(decoder_, true, std::nullopt, cepstra_, kWordsAloneSearch));
+  alone->initial_cmn_ = initial_cmn_;
+  return alone;
 }
 
 }  // namespace earshot::stt

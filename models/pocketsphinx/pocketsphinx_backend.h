@@ -13,9 +13,11 @@
 // Partial is then empty. Command sets (stt.commands) decode as one grammar whose other path is a
 // loop of any phones (words of one phone each, kPhoneWordPrefix): an utterance it explains better
 // than any command is rejected (SttResult::rejected). A session is one stream: its utterances carry
-// the live cepstral mean over.
-// stt.front_end = earshot: the cepstra come from earshot's fixed-point front end set to the acoustic
-// model's feat.params (sphinx_cepstra.h) instead of pocketsphinx's own.
+// the live cepstral mean over. The same decoder also holds the sets' one-word commands as a second
+// search without the loop (WordsAlone: a forced choice among them, a second opinion for the command
+// classifier's rescue, command_fusion.h); each session selects its model's search at Begin.
+// stt.front_end = earshot: the cepstra come from earshot's fixed-point front end set to the
+// acoustic model's feat.params (sphinx_cepstra.h) instead of pocketsphinx's own.
 #pragma once
 
 #include <memory>
@@ -43,12 +45,19 @@ class PocketsphinxModel final : public SttModel {
   static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config);
   ~PocketsphinxModel() override;
   std::unique_ptr<SttSession> NewSession() const override;
+  // Command sets with one-word commands: those words alone, decoded as stt.words would be, on this
+  // model's decoder (its sessions take turns with this model's); null otherwise.
+  std::shared_ptr<const SttModel> WordsAlone() const;
 
  private:
   PocketsphinxModel(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
-                    std::optional<CommandLimits> limits, std::optional<SphinxCepstra> cepstra)
-      : decoder_(std::move(decoder)), whole_utterance_(whole_utterance), command_limits_(limits),
-        cepstra_(std::move(cepstra)) {}
+                    std::optional<CommandLimits> limits, std::optional<SphinxCepstra> cepstra,
+                    std::string search = "")
+      : decoder_(std::move(decoder)),
+        whole_utterance_(whole_utterance),
+        command_limits_(limits),
+        cepstra_(std::move(cepstra)),
+        search_(std::move(search)) {}
   // One decoder, leased to one session's utterance at a time (Begin to End): another session's
   // Begin is refused meanwhile, so two streams never decode on it at once. Sessions share its
   // ownership: one dropped mid-utterance ends that utterance, whatever became of the model.
@@ -57,6 +66,8 @@ class PocketsphinxModel final : public SttModel {
   std::optional<CommandLimits> command_limits_;  // command sets: what a command may have
   std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
   std::optional<SphinxCepstra> cepstra_;  // stt.front_end = earshot: each session copies it
+  std::string search_;            // the search its sessions select (empty: the decoder's only one)
+  bool has_words_alone_ = false;  // the decoder holds kWordsAloneSearch too
 };
 
 }  // namespace earshot::stt
