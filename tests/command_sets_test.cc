@@ -79,11 +79,11 @@ TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
   EXPECT_EQ(r.command->slots.at("word"), "down");
 }
 
-// The sets' one-word commands alone (PocketsphinxModel::WordsAlone), on the command decoder's own
-// pocketsphinx decoder: a forced choice among them where the phone loop rejects the clip, and the
-// command search is selected again for the next command session. Through the classifier's rescue
-// (command_fusion.h): that kws/train "off" (the classifier 0.59 sure, under the rescue's 0.6) is a
-// command because the words alone hear "off" too.
+// Sets of one-word sentences, those words alone (PocketsphinxModel::WordsAlone), on the command
+// decoder's own pocketsphinx decoder: a forced choice among them where the phone loop rejects the
+// clip, and the command search is selected again for the next command session. Through the
+// classifier's rescue (command_fusion.h): that kws/train "off" (the classifier 0.59 sure, under the
+// rescue's 0.6) is a command because the words alone hear "off" too.
 TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   const std::string clip = kData + "/kws/train/off/51055bda_nohash_4.flac";
   if (!std::filesystem::exists(clip)) GTEST_SKIP() << "no shared data at " << kData;
@@ -106,7 +106,7 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   const std::vector<int16_t> up =
       testing_util::ReadSamples(kData + "/kws/train/up/e4be0cf6_nohash_1.flac");
   EXPECT_EQ(Decode(**decoder, up).text, "up");
-  // Sets without a one-word command have none.
+  // Sets with sentences of more words have none.
   ASSERT_TRUE(cfg.Set("stt.commands", kSource + "/tests/data/questions.commands").ok());
   auto questions = PocketsphinxModel::Load(*options::BindStt(cfg));
   ASSERT_TRUE(questions.ok()) << questions.error().message;

@@ -115,7 +115,7 @@ std::string WordsGrammar(const std::string& words) {
 }
 
 constexpr const char* kCommandSearch = "commands";
-constexpr const char* kWordsAloneSearch = "words_alone";  // the sets' one-word commands, no loop
+constexpr const char* kWordsAloneSearch = "words_alone";  // one-word sentences, no loop
 
 // The phone loop's words: each a phone of the CMU set (Debian's en-us model) alone; those the
 // acoustic model lacks are left out.
@@ -176,8 +176,8 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c) {
   return OkStatus();
 }
 
-// The sets' one-word commands as a second search (PocketsphinxModel::WordsAlone); false when the
-// sets have none.
+// The sets' sentences as a second search of one word each (PocketsphinxModel::WordsAlone); false
+// unless every sentence is one word.
 Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const SttConfig& c) {
   std::string words;
   for (const std::string& w : CommandGrammar(c.command_sets).OneWordSentences()) {

@@ -13,9 +13,10 @@
 // Partial is then empty. Command sets (stt.commands) decode as one grammar whose other path is a
 // loop of any phones (words of one phone each, kPhoneWordPrefix): an utterance it explains better
 // than any command is rejected (SttResult::rejected). A session is one stream: its utterances carry
-// the live cepstral mean over. The same decoder also holds the sets' one-word commands as a second
-// search without the loop (WordsAlone: a forced choice among them, a second opinion for the command
-// classifier's rescue, command_fusion.h); each session selects its model's search at Begin.
+// the live cepstral mean over. When every sentence of the sets is one word the same decoder also
+// holds those words as a second search without the loop (WordsAlone: a forced choice among them,
+// a second opinion for the command classifier's rescue, command_fusion.h); each session selects
+// its model's search at Begin.
 // stt.front_end = earshot: the cepstra come from earshot's fixed-point front end set to the
 // acoustic model's feat.params (sphinx_cepstra.h) instead of pocketsphinx's own.
 #pragma once
@@ -45,8 +46,9 @@ class PocketsphinxModel final : public SttModel {
   static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config);
   ~PocketsphinxModel() override;
   std::unique_ptr<SttSession> NewSession() const override;
-  // Command sets with one-word commands: those words alone, decoded as stt.words would be, on this
-  // model's decoder (its sessions take turns with this model's); null otherwise.
+  // Command sets whose every sentence is one word (the ten command words as one set): those words
+  // alone, decoded as stt.words would be, on this model's decoder (its sessions take turns with
+  // this model's); null otherwise.
   std::shared_ptr<const SttModel> WordsAlone() const;
 
  private:
