@@ -7,10 +7,8 @@
 #include <map>
 #include <string>
 
-#include "config/config.h"
 #include "models/pocketsphinx/pocketsphinx_backend.h"
 #include "models/stt/stt.h"
-#include "options/stage_options.h"
 #include "tests/read_samples.h"
 #include "tests/stt_util.h"
 #include "tests/temp_path.h"
@@ -88,10 +86,7 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   const std::string clip = kData + "/kws/train/off/51055bda_nohash_4.flac";
   if (!std::filesystem::exists(clip)) GTEST_SKIP() << "no shared data at " << kData;
   const std::string ten = kSource + "/tools/samples/commands/ten.commands";
-  config::Config cfg = config::Config::Defaults();
-  ASSERT_TRUE(cfg.Set("stt.commands", ten).ok());
-  ASSERT_TRUE(cfg.Set("stt.command_model", "none").ok());
-  auto config = options::BindStt(cfg);
+  auto config = ConfigWith({{"stt.commands", ten}, {"stt.command_model", "none"}});
   ASSERT_TRUE(config.ok()) << config.error().message;
   auto decoder = PocketsphinxModel::Load(*config);
   ASSERT_TRUE(decoder.ok()) << decoder.error().message;
@@ -107,8 +102,10 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
       testing_util::ReadSamples(kData + "/kws/train/up/e4be0cf6_nohash_1.flac");
   EXPECT_EQ(Decode(**decoder, up).text, "up");
   // Sets with sentences of more words have none.
-  ASSERT_TRUE(cfg.Set("stt.commands", kSource + "/tests/data/questions.commands").ok());
-  auto questions = PocketsphinxModel::Load(*options::BindStt(cfg));
+  auto questions_config =
+      ConfigWith({{"stt.commands", kSource + "/tests/data/questions.commands"}});
+  ASSERT_TRUE(questions_config.ok()) << questions_config.error().message;
+  auto questions = PocketsphinxModel::Load(*questions_config);
   ASSERT_TRUE(questions.ok()) << questions.error().message;
   EXPECT_EQ((*questions)->WordsAlone(), nullptr);
   // The whole model: the classifier's rescue with the words' agreement.

@@ -33,12 +33,18 @@ inline SttResult Decode(const SttModel& model, const std::vector<int16_t>& x,
 inline const std::string kData = EARSHOT_DATA_DIR;
 inline const std::string kSource = EARSHOT_SOURCE_DIR;
 
-// The default model with [stt] options set (each option itself must be valid).
-inline Result<std::shared_ptr<const SttModel>> LoadWithAll(
+// The default [stt] configuration with options set (each option itself must be valid).
+inline Result<SttConfig> ConfigWith(
     const std::vector<std::pair<std::string, std::string>>& options) {
   config::Config cfg = config::Config::Defaults();
   for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
-  auto config = earshot::options::BindStt(cfg);
+  return earshot::options::BindStt(cfg);
+}
+
+// The default model with [stt] options set.
+inline Result<std::shared_ptr<const SttModel>> LoadWithAll(
+    const std::vector<std::pair<std::string, std::string>>& options) {
+  auto config = ConfigWith(options);
   if (!config.ok()) return config.error();
   return LoadModel(*config);
 }

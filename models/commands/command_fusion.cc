@@ -13,7 +13,7 @@ class CommandFusionSession final : public KeptAudioSession {
  public:
   CommandFusionSession(std::unique_ptr<SttSession> decoder,
                        std::shared_ptr<const CommandModel> classifier, double bonus, double rescue,
-                       std::unique_ptr<SttSession> words)
+                       std::shared_ptr<const SttModel> words)
       : KeptAudioSession(std::move(decoder)),
         classifier_(std::move(classifier)),
         bonus_(bonus),
@@ -47,7 +47,7 @@ class CommandFusionSession final : public KeptAudioSession {
  private:
   // A rejected utterance the classifier knows as a command (Rescue) at rescue_, or at half of it
   // where the command words alone hear that command too: that command.
-  void Rescued(SttResult& result) {
+  void Rescued(SttResult& result) const {
     if (rescue_ >= 1.0) return;
     const VoicedSpan span = FindVoicedSpan(samples());
     if (span.end - span.begin > classifier_->window_samples()) return;  // longer than a command
@@ -63,17 +63,19 @@ class CommandFusionSession final : public KeptAudioSession {
   }
 
   // The command words' decoder on the utterance: its word, or empty (none; or an error, and the
-  // rejection stands).
-  std::string WordsHeard() {
-    if (!words_ || !words_->Begin().ok() || !words_->Feed(samples()).ok()) return "";
-    Result<SttResult> heard = words_->End();
+  // rejection stands). Its session is made here, for the few utterances that ask.
+  std::string WordsHeard() const {
+    if (!words_) return "";
+    const std::unique_ptr<SttSession> session = words_->NewSession();
+    if (!session->Begin().ok() || !session->Feed(samples()).ok()) return "";
+    Result<SttResult> heard = session->End();
     return heard.ok() ? heard->text : "";
   }
 
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
   double rescue_;
-  std::unique_ptr<SttSession> words_;  // the command words alone (null: none)
+  std::shared_ptr<const SttModel> words_;  // the command words alone (null: none)
 };
 
 }  // namespace
@@ -103,9 +105,8 @@ FusedWord Rescue(const std::vector<std::string>& words, const std::vector<float>
 }
 
 std::unique_ptr<SttSession> CommandFusionModel::NewSession() const {
-  return std::make_unique<CommandFusionSession>(
-      decoder_->NewSession(), classifier_, bonus_, rescue_,
-      words_decoder_ ? words_decoder_->NewSession() : nullptr);
+  return std::make_unique<CommandFusionSession>(decoder_->NewSession(), classifier_, bonus_,
+                                                rescue_, words_decoder_);
 }
 
 }  // namespace earshot::stt

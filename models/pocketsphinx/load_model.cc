@@ -19,22 +19,16 @@ std::vector<std::string> Sorted(std::vector<std::string> words) {
   return words;
 }
 
-std::string Joined(const std::vector<std::string>& words) {
-  std::string out;
-  for (const std::string& w : words) out += (out.empty() ? "" : "|") + w;
-  return out;
-}
-
 // The one-word vocabulary decoded: stt.words, or the words of a grammar that only says one of
 // them (jsgf_check.h); empty for a language model or any other grammar. The grammar was checked
 // when the decoder loaded it.
 std::string CommandWords(const SttConfig& c) {
-  if (!c.command_sets.empty()) return Joined(CommandGrammar(c.command_sets).OneWordSentences());
+  if (!c.command_sets.empty()) return JoinWords(CommandGrammar(c.command_sets).OneWordSentences());
   if (!c.words.empty() || c.grammar.empty()) return c.words;
   Result<std::string> text = ReadGrammarFile(c.grammar);
   if (!text.ok()) return "";
   std::optional<std::vector<std::string>> words = JsgfWordList(*text);
-  return words ? Joined(*words) : "";
+  return words ? JoinWords(*words) : "";
 }
 
 // The decoder with the command classifier the config asks for joined to it (command_fusion.h, with
@@ -69,7 +63,7 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
                  "' of the command sets (stt.command_apart)"};
   }
   if (!c.command_model_named) return decoder;
-  return Error{c.command_model + ": its words (" + Joined((*model)->words()) +
+  return Error{c.command_model + ": its words (" + JoinWords((*model)->words()) +
                ") are not the decoder's (" + words + ")"};
 }
 

@@ -179,10 +179,7 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c) {
 // The sets' sentences as a second search of one word each (PocketsphinxModel::WordsAlone); false
 // unless every sentence is one word.
 Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const SttConfig& c) {
-  std::string words;
-  for (const std::string& w : CommandGrammar(c.command_sets).OneWordSentences()) {
-    words += (words.empty() ? "" : "|") + w;
-  }
+  const std::string words = JoinWords(CommandGrammar(c.command_sets).OneWordSentences());
   if (words.empty()) return false;
   if (ps_set_jsgf_string(decoder, kWordsAloneSearch, WordsGrammar(words).c_str()) < 0) {
     return Error{"stt: pocketsphinx refused the command sets' one-word grammar"};
@@ -544,7 +541,6 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
           ? std::nullopt
           : std::optional<CommandLimits>(CommandLimits{c.command_garbage_ms, c.command_pause_ms}),
       std::move(cepstra), words_alone ? kCommandSearch : ""));
-  model->has_words_alone_ = words_alone;
   const feat_t* feat = ps_get_feat(decoder);
   if (feat != nullptr && feat->cmn_struct != nullptr) {
     model->initial_cmn_.resize(static_cast<size_t>(feat->cmn_struct->veclen));
@@ -561,7 +557,7 @@ std::unique_ptr<SttSession> PocketsphinxModel::NewSession() const {
 }
 
 std::shared_ptr<const SttModel> PocketsphinxModel::WordsAlone() const {
-  if (!has_words_alone_) return nullptr;
+  if (search_ != kCommandSearch) return nullptr;  // the command search is selected only beside it
   auto alone = std::shared_ptr<PocketsphinxModel>(
       new PocketsphinxModel(decoder_, true, std::nullopt, cepstra_, kWordsAloneSearch));
   alone->initial_cmn_ = initial_cmn_;

@@ -68,8 +68,9 @@ class PocketsphinxModel final : public SttModel {
   std::optional<CommandLimits> command_limits_;  // command sets: what a command may have
   std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
   std::optional<SphinxCepstra> cepstra_;  // stt.front_end = earshot: each session copies it
-  std::string search_;            // the search its sessions select (empty: the decoder's only one)
-  bool has_words_alone_ = false;  // the decoder holds kWordsAloneSearch too
+  // The search its sessions select (empty: the decoder's only one; the command search: the
+  // decoder holds the words-alone search too).
+  std::string search_;
 };
 
 }  // namespace earshot::stt

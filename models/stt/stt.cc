@@ -54,6 +54,12 @@ std::vector<std::string> SplitWords(const std::string& words) {
   return out;
 }
 
+std::string JoinWords(const std::vector<std::string>& words) {
+  std::string out;
+  for (const std::string& w : words) out += (out.empty() ? "" : "|") + w;
+  return out;
+}
+
 Status SttConfig::Validate() const {
   if (!grammar.empty() && !words.empty()) {
     return Error{"stt.grammar and stt.words are exclusive: set one"};

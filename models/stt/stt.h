@@ -101,5 +101,7 @@ Result<std::vector<CommandSet>> ReadCommandSets(const std::vector<std::string>& 
 
 // stt.words split at each '|' (empty words kept, for the checks to name).
 std::vector<std::string> SplitWords(const std::string& words);
+// Its inverse: the words separated by '|'.
+std::string JoinWords(const std::vector<std::string>& words);
 
 }  // namespace earshot::stt
