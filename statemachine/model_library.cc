@@ -112,11 +112,14 @@ Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::KeywordModel(const st
 Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
     const config::Config& config, const kws::KeywordSet& set) {
   std::vector<std::string> phones;
-  std::vector<double> narrowband_penalties;
+  std::vector<stt::ConfidenceTerms> terms;
   for (const kws::Keyword& keyword : set.keywords()) {
     const std::optional<kws::KwsVerify>& verify = keyword.model->verify();
     phones.push_back(verify ? verify->phones : "");
-    narrowband_penalties.push_back(verify ? verify->narrowband_penalty_q15 / 32767.0 : 0.0);
+    terms.push_back(verify ? stt::ConfidenceTerms{verify->run_weight_milli / 1000.0,
+                                                  verify->run_offset_milli / 1000.0,
+                                                  verify->narrowband_penalty_q15 / 32767.0}
+                           : stt::ConfidenceTerms{});
   }
   if (std::ranges::all_of(phones, [](const std::string& p) { return p.empty(); })) {
     return std::shared_ptr<const stt::KeyphraseVerifier>();
@@ -124,7 +127,7 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
   Result<stt::SttConfig> stt_config = options::BindStt(config);
   if (!stt_config.ok()) return stt_config.error();
   auto verifier = stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary,
-                                               phones, std::move(narrowband_penalties));
+                                               phones, std::move(terms));
   if (!verifier.ok()) return Error{"kws: a keyword's second stage: " + verifier.error().message};
   return verifier;
 }

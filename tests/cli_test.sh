@@ -167,6 +167,22 @@ check "kws two models: named, in order" test "$(head -2 out.txt | cut -f2 | tr '
 check "kws two models: the first one's scores alone" cmp -s single.txt <(awk -F'\t' 'NR % 2' out.txt | cut -f3)
 check "kws no keyword" status_is 2 "$earshot" kws --set kws.models= sample.flac
 check "kws no keyword named" one_error_line_naming "option kws.models is empty"
+# --candidates: a line per candidate of a keyword with a second stage, its confidence the one
+# --verified prints on that hop.
+check "kws candidates" status_is 0 "$earshot" kws --model "$src/models/kws/snowboy.eshm" \
+  --candidates three.flac
+mv out.txt candidates.txt
+check "kws candidates format" awk -F'\t' 'NF != 6 || $2 != "snowboy" || $3 < 0 || $3 > 1 ||
+  ($4 != "none" && $4 > 0) || $5 < 1 || ($6 != 0 && $6 != 1) { exit 1 }' candidates.txt
+check "kws candidates: snowboy at 6.4-6.7 s" \
+  awk -F'\t' '$1 > 6.4 && $1 < 6.7 && $3 >= 0.75 { found = 1 } END { exit !found }' candidates.txt
+check "kws verified" status_is 0 "$earshot" kws --model "$src/models/kws/snowboy.eshm" --verified \
+  three.flac
+check "kws candidates: the verified hops" cmp -s <(awk -F'\t' '$3 > 0' candidates.txt | cut -f1-3) \
+  <(awk -F'\t' '$3 > 0' out.txt)
+check "kws candidates without a second stage" status_is 2 "$earshot" kws --candidates sample.flac
+check "kws candidates without a second stage named" \
+  one_error_line_naming "no keyword has a second stage"
 
 # Several keywords in the cascade; the lists beside kws.models are checked as a whole.
 check "run two keywords" status_is 0 "$earshot" run --stages vad,kws \

@@ -98,6 +98,16 @@ TEST_F(KeyphraseVerifierTest, ConfidenceIsTheScoreOfTheRingsFramesAroundTheCandi
   ASSERT_TRUE(fresh.ok()) << fresh.error().message;
   EXPECT_DOUBLE_EQ(confidence, VerifiedConfidence(30, (*fresh)->Score(0, window)));
   EXPECT_GT(confidence, 0.0);
+  // The keyword's own terms (kws_verify_run) weigh the same score and run.
+  const ConfidenceTerms terms{.run_weight = 1.0, .run_offset = 12.0};
+  auto weighed = KeyphraseVerifier::Load(kModel, kDictionary, {"S N OW B OY"}, {terms});
+  ASSERT_TRUE(weighed.ok()) << weighed.error().message;
+  const Verdict verdict = (*weighed)->Check(0, candidate, 30, ring, scratch);
+  ASSERT_TRUE(verdict.score.has_value());
+  EXPECT_DOUBLE_EQ(*verdict.score, *(*fresh)->Score(0, window));
+  EXPECT_FALSE(verdict.narrowband);
+  EXPECT_DOUBLE_EQ(verdict.confidence, VerifiedConfidence(30, verdict.score, terms));
+  EXPECT_NE(verdict.confidence, confidence);
 }
 
 // A window with an empty high band (the sample low-passed: a windowed sinc at 3.4 kHz) loses the
@@ -121,7 +131,8 @@ TEST_F(KeyphraseVerifierTest, ANarrowbandWindowLosesItsKeywordsPenalty) {
   }
   const int64_t candidate = 1040;  // view glass's end, 10.4 s
   auto confidence = [candidate](const std::vector<int16_t>& samples, double penalty) {
-    auto verifier = KeyphraseVerifier::Load(kModel, kDictionary, {"V Y UW G L AE S"}, {penalty});
+    auto verifier = KeyphraseVerifier::Load(kModel, kDictionary, {"V Y UW G L AE S"},
+                                            {ConfidenceTerms{.narrowband_penalty = penalty}});
     EXPECT_TRUE(verifier.ok()) << verifier.error().message;
     std::vector<int16_t> scratch;
     return (*verifier)->Confidence(0, candidate, 50, RingUpTo(samples, candidate + 100), scratch);
@@ -222,6 +233,11 @@ TEST(KeyphraseVerifier, ConfidenceJoinsTheSpottersRunAndTheScore) {
   EXPECT_DOUBLE_EQ(VerifiedConfidence(50, 0.0), 1.0);    // clamped
   EXPECT_DOUBLE_EQ(VerifiedConfidence(0, -150.0), 0.0);
   EXPECT_DOUBLE_EQ(VerifiedConfidence(40, std::nullopt), 0.0);
+  // A model's own weight and offset (kws_verify_run): 1 + (-30 + 1.1 * 25 - 17.5) / 100.
+  const ConfidenceTerms terms{.run_weight = 1.1, .run_offset = 17.5};
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(25, -30.0, terms), 0.8);
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(0, -30.0, terms), 1 - 0.475);
+  EXPECT_DOUBLE_EQ(VerifiedConfidence(40, std::nullopt, terms), 0.0);
 }
 
 }  // namespace

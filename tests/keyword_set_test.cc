@@ -188,12 +188,16 @@ TEST(KwsModel, ReadsItsSecondStage) {
   EXPECT_EQ(model->verify()->candidate_threshold_q15, 13107);
   EXPECT_EQ(model->verify()->default_threshold_q15, 23920);
   EXPECT_EQ(model->verify()->narrowband_penalty_q15, 0);  // absent: none
-  auto narrowband = TrunkModel(1, 10, "narrowband.eshm",
-                               {Int32("kws_verify", {13107, 23920}),
-                                Int32("kws_verify_phones", Chars("S N OW B OY")),
-                                Int32("kws_verify_narrowband", {1475})});
+  EXPECT_EQ(model->verify()->run_weight_milli, 400);      // absent: 0.4 per hop, no offset
+  EXPECT_EQ(model->verify()->run_offset_milli, 0);
+  auto narrowband = TrunkModel(
+      1, 10, "narrowband.eshm",
+      {Int32("kws_verify", {13107, 23920}), Int32("kws_verify_phones", Chars("S N OW B OY")),
+       Int32("kws_verify_narrowband", {1475}), Int32("kws_verify_run", {1100, -16947})});
   ASSERT_NE(narrowband, nullptr);
   EXPECT_EQ(narrowband->verify()->narrowband_penalty_q15, 1475);
+  EXPECT_EQ(narrowband->verify()->run_weight_milli, 1100);
+  EXPECT_EQ(narrowband->verify()->run_offset_milli, -16947);
   auto plain = TrunkModel(1, 10, "plain.eshm");
   ASSERT_NE(plain, nullptr);
   EXPECT_FALSE(plain->verify().has_value());
@@ -216,6 +220,11 @@ TEST(KwsModel, RefusesABadSecondStage) {
       {{verify, phones, Int32("kws_verify_narrowband", {-1})}, "kws_verify_narrowband = -1"},
       {{verify, phones, Int32("kws_verify_narrowband", {16385})}, "in [0, 16384]"},
       {{verify, phones, Int32("kws_verify_narrowband", {1, 2})}, "kws_verify_narrowband"},
+      {{Int32("kws_verify_run", {400, 0})}, "kws_verify_run without kws_verify"},
+      {{verify, phones, Int32("kws_verify_run", {-1, 0})}, "kws_verify_run = {-1, 0}: expected"},
+      {{verify, phones, Int32("kws_verify_run", {5001, 0})}, "a weight in [0, 5000]"},
+      {{verify, phones, Int32("kws_verify_run", {400, 100001})}, "an offset in [-100000, 100000]"},
+      {{verify, phones, Int32("kws_verify_run", {400})}, "kws_verify_run"},
   };
   for (const auto& [extra, cause] : cases) {
     std::vector<Tensor> tensors = TrunkModelTensors(1, 10);

@@ -85,6 +85,9 @@ for name, phrase in (("hey_snowboy", "hey snowboy"), ("kitchen_light", "kitchen 
     assert list(t["kws_verify"]) == [13107, 24575], t["kws_verify"]  # 0.4 and 0.75, the defaults
     assert 0 <= int(t["kws_verify_narrowband"][0]) <= 16384, t["kws_verify_narrowband"]
     assert "kws_verify_narrowband" in open(f"{tmp}/{name}.md").read()
+    weight, offset = (int(v) for v in t["kws_verify_run"])
+    assert weight in range(0, 2001, 100) and -100000 <= offset <= 100000, t["kws_verify_run"]
+    assert "kws_verify_run" in open(f"{tmp}/{name}.md").read()
     phones = "".join(chr(c) for c in t["kws_verify_phones"])
     assert phones == {"hey_snowboy": "HH EY S N OW B OY", "kitchen_light": "K IH CH AH N L AY T"}[name], phones
     q = vad_export.mlp_from_tensors(t)
@@ -97,6 +100,15 @@ import wakeword_narrowband as nb
 full = np.linspace(0.9, 0.5, 60)
 assert abs(nb.penalty(full, full + 0.04) - 0.04) < 1e-9
 assert nb.penalty(full, full - 0.04) == 0.0 and nb.penalty(full[:4], full[:4] + 0.1) == 0.0
+# The run weight: the least missed, the nearest the default 0.4 among equals; the offset keeps
+# the negatives' highest evidence where the default weight put it.
+import wakeword_run as wr
+negatives = [(-30.0 + 0.1 * i, 8) for i in range(60)]  # higher scores, short runs
+long_runs = {i: [(-40.0, 45)] for i in range(20)}
+weight, offset, shares = wr.choose(long_runs, negatives)
+assert weight == 0.5 and abs(offset - 0.8) < 1e-9, (weight, offset, shares)
+assert shares[0.4] == 1.0 and shares[2.0] == 0.0, shares
+assert wr.choose({i: [(-20.0, 8)] for i in range(20)}, negatives)[:2] == (0.4, 0.0)
 from augment import holds
 assert holds("Hey, Snowboy!", ["hey", "snowboy"]) and not holds("hey snow boy", ["hey", "snowboy"])
 assert not holds("any words", [])  # a model without a phrase excludes no transcript

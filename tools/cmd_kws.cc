@@ -21,16 +21,22 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot kws [--model F]... [--config F] [--set kws.KEY=VALUE]... FILE\n"
+    "usage: earshot kws [--model F]... [--config F] [--set kws.KEY=VALUE]... [--verified |\n"
+    "                   --candidates] FILE\n"
     "\n"
     "Prints t<TAB>keyword<TAB>score for every 10 ms hop of FILE and every keyword (kws.models),\n"
     "in their order, with no VAD gating: t is the end of the hop in seconds, keyword the\n"
     "keyword's name (kws.names, else its model's phrase, else its file's name without .eshm),\n"
     "score the spotter's P(keyword ends here) in [0,1].\n"
     "  --model F   a keyword's model file; once per keyword (together: --set kws.models=F,...)\n"
-    "  --verified  for a keyword with a second stage (a model trained from text), the score is its\n"
-    "              verified confidence in [0,1] on the hop where a candidate is decided (the\n"
-    "              spotter's run over its candidate threshold ended), 0 on the others\n";
+    "  --verified  for a keyword with a second stage (a model trained from text), the score\n"
+    "              is its verified confidence in [0,1] on the hop where a candidate is decided\n"
+    "              (the spotter's run over its candidate threshold ended), 0 on the others\n"
+    "  --candidates  instead of every hop, a line per candidate of a keyword with a second\n"
+    "              stage, its fields tab-separated: t, keyword, the verified confidence, the\n"
+    "              second stage's score (log-likelihood ratio per frame, or 'none'), the\n"
+    "              spotter's run in hops, and 1 where the window's band above 4 kHz was empty\n"
+    "              (else 0)\n";
 
 // --model's files as kws.models, or nothing when there is none.
 Result<std::optional<std::string>> ModelsSetting(const Args& args) {
@@ -61,17 +67,27 @@ class Candidates {
       detectors_.emplace_back(config);
     }
   }
-  // Hop `hop`'s audio and scores; `shown[k]` of each checked keyword becomes its confidence.
-  void Push(int64_t hop, const audio::Frame& frame, std::span<const uint16_t> scores,
-            std::vector<double>& shown) {
+  struct Decided {
+    size_t keyword;
+    int run_hops;
+    stt::Verdict verdict;
+  };
+  // Hop `hop`'s audio and scores; `shown[k]` of each checked keyword becomes its confidence, and
+  // the candidates decided on this hop are returned.
+  const std::vector<Decided>& Push(int64_t hop, const audio::Frame& frame,
+                                   std::span<const uint16_t> scores, std::vector<double>& shown) {
     ring_.Push(frame, {});
+    decided_.clear();
     for (size_t k = 0; k < detectors_.size(); ++k) {
       if (!verifier_->checks(k)) continue;
       shown[k] = 0.0;
       if (std::optional<kws::Wake> wake = detectors_[k].Push(hop, scores[k])) {
-        shown[k] = verifier_->Confidence(k, wake->frame, wake->run_hops, ring_, scratch_);
+        decided_.push_back(
+            {k, wake->run_hops, verifier_->Check(k, wake->frame, wake->run_hops, ring_, scratch_)});
+        shown[k] = decided_.back().verdict.confidence;
       }
     }
+    return decided_;
   }
 
  private:
@@ -79,7 +95,18 @@ class Candidates {
   std::vector<kws::WakeDetector> detectors_;
   audio::FrameRing ring_;
   std::vector<int16_t> scratch_;
+  std::vector<Decided> decided_;
 };
+
+void PrintCandidate(double t, const std::string& name, const Candidates::Decided& c) {
+  std::printf("%.2f\t%s\t%.5f\t", t, name.c_str(), c.verdict.confidence);
+  if (c.verdict.score) {
+    std::printf("%.4f", *c.verdict.score);
+  } else {
+    std::printf("none");
+  }
+  std::printf("\t%d\t%d\n", c.run_hops, c.verdict.narrowband ? 1 : 0);
+}
 
 int Kws(const Args& command_args) {
   Args args = command_args;
@@ -123,13 +150,18 @@ int Kws(const Args& command_args) {
   }
   const std::vector<kws::Keyword>& keywords = (*set)->keywords();
   std::optional<Candidates> candidates;
-  if (args.Has("--verified")) {
+  const bool only_candidates = args.Has("--candidates");
+  if (args.Has("--verified") || only_candidates) {
     auto verifier = statemachine::LoadKeywordVerifier(*cfg, **set);
     if (!verifier.ok()) {
       PrintError(verifier.error().message);
       return kExitRuntime;
     }
     if (*verifier) candidates.emplace(*verifier, keywords, *kws_config);
+    if (!candidates && only_candidates) {
+      PrintError("kws: --candidates: no keyword has a second stage (kws_verify)");
+      return kExitUsage;
+    }
   }
   int64_t hop = 0;
   std::vector<double> shown(keywords.size());
@@ -137,8 +169,14 @@ int Kws(const Args& command_args) {
     (*front_end)->Process(frame);
     session.Process((*front_end)->logmel_db_q8());
     for (size_t k = 0; k < keywords.size(); ++k) shown[k] = session.scores()[k] / 32767.0;
-    if (candidates) candidates->Push(hop, frame, session.scores(), shown);
-    const double t = static_cast<double>(++hop) / 100.0;
+    const double t = static_cast<double>(hop + 1) / 100.0;
+    if (candidates) {
+      for (const auto& c : candidates->Push(hop, frame, session.scores(), shown)) {
+        if (only_candidates) PrintCandidate(t, keywords[c.keyword].name, c);
+      }
+    }
+    ++hop;
+    if (only_candidates) return;
     for (size_t k = 0; k < keywords.size(); ++k) {
       std::printf("%.2f\t%s\t%.5f\n", t, keywords[k].name.c_str(), shown[k]);
     }
@@ -152,7 +190,11 @@ int Kws(const Args& command_args) {
 
 }  // namespace
 
-const Command kKwsCommand{"kws", "print each keyword's score at every 10 ms hop", kUsage,
-                          {"--model"}, {"--verified"}, Kws};
+const Command kKwsCommand{"kws",
+                          "print each keyword's score at every 10 ms hop",
+                          kUsage,
+                          {"--model"},
+                          {"--verified", "--candidates"},
+                          Kws};
 
 }  // namespace earshot::cli

@@ -1,6 +1,7 @@
 #include "models/kws/kws.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "models/kws/phrase.h"
 #include "models/model_file.h"
@@ -45,13 +46,30 @@ Result<int32_t> ReadOptionalScalar(const models::ModelFile& file, const std::str
   return (*v)[0];
 }
 
-// kws_verify and kws_verify_phones, both or neither; kws_verify_narrowband only with them.
+// kws_verify_run into `verify`, when the file has it.
+Status ReadRun(const models::ModelFile& file, KwsVerify& verify) {
+  if (!file.Has("kws_verify_run")) return OkStatus();
+  Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_verify_run", {2});
+  if (!v.ok()) return v.error();
+  const auto [weight, offset] = std::pair((*v)[0], (*v)[1]);
+  if (weight < 0 || weight > 5000 || offset < -100000 || offset > 100000) {
+    return file.Fail("kws_verify_run = {" + std::to_string(weight) + ", " + std::to_string(offset) +
+                     "}: expected a weight in [0, 5000] and an offset in [-100000, 100000], "
+                     "thousandths");
+  }
+  verify.run_weight_milli = weight;
+  verify.run_offset_milli = offset;
+  return OkStatus();
+}
+
+// kws_verify and kws_verify_phones, both or neither; kws_verify_narrowband and kws_verify_run
+// only with them.
 Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
   const bool has_phones = file.Has("kws_verify_phones");
   if (!file.Has("kws_verify")) {
     if (has_phones) return file.Fail("kws_verify_phones without kws_verify");
-    if (file.Has("kws_verify_narrowband")) {
-      return file.Fail("kws_verify_narrowband without kws_verify");
+    for (const char* name : {"kws_verify_narrowband", "kws_verify_run"}) {
+      if (file.Has(name)) return file.Fail(std::string(name) + " without kws_verify");
     }
     return std::optional<KwsVerify>();
   }
@@ -75,6 +93,7 @@ Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
       ReadOptionalScalar(file, "kws_verify_narrowband", 0, 0, 16384, "a Q15 confidence");
   if (!narrowband.ok()) return narrowband.error();
   KwsVerify verify{std::string(), (*v)[0], (*v)[1], *narrowband};
+  if (Status run = ReadRun(file, verify); !run.ok()) return run.error();
   for (const int32_t c : *text) {
     const bool space = c == ' ';
     if (!(c >= 'A' && c <= 'Z') && !space) {

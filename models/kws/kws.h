@@ -32,6 +32,14 @@
 //                                    empty (an 8 kHz codec's or a band-limited microphone's audio,
 //                                    which the second stage floors); absent: 0. The trainer
 //                                    calibrates it on real negatives, full band against low-passed
+//   kws_verify_run         int32[2]  optional, with kws_verify: {what each hop of the spotter's run
+//                                    adds to the verifier's score, what is taken off it}, both in
+//                                    thousandths of the score's units (log-likelihood per frame);
+//                                    weight in [0, 5000], offset in [-100000, 100000]; absent:
+//                                    {400, 0}. The trainer chooses the weight on synthetic
+//                                    renditions of the phrase against real negatives, and the
+//                                    offset that keeps the real negatives' highest confidences
+//                                    where the default weight put them (train_wakeword.py)
 #pragma once
 
 #include <cstdint>
@@ -51,6 +59,7 @@
 namespace earshot::kws {
 
 inline constexpr int32_t kDefaultThresholdQ15 = 26214;  // 0.8 in Q15
+inline constexpr int32_t kDefaultRunWeightMilli = 400;  // 0.4 per hop: kws_verify_run's absent
 
 // A keyword's second stage, as its model file states it (kws_verify, kws_verify_phones).
 struct KwsVerify {
@@ -58,6 +67,8 @@ struct KwsVerify {
   int32_t candidate_threshold_q15 = 0;  // the first stage's threshold, whatever the sensitivity
   int32_t default_threshold_q15 = 0;    // the confidence's threshold at sensitivity 0.5
   int32_t narrowband_penalty_q15 = 0;   // kws_verify_narrowband
+  int32_t run_weight_milli = kDefaultRunWeightMilli;  // kws_verify_run[0]
+  int32_t run_offset_milli = 0;                       // kws_verify_run[1]
 };
 
 struct KwsTransform {

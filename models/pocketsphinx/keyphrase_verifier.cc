@@ -111,8 +111,8 @@ void AddHighBandFloor(std::span<int16_t> samples) {
 
 Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
     const std::string& acoustic_model, const std::string& dictionary,
-    const std::vector<std::string>& phones, std::vector<double> narrowband_penalties) {
-  narrowband_penalties.resize(phones.size(), 0.0);
+    const std::vector<std::string>& phones, std::vector<ConfidenceTerms> terms) {
+  terms.resize(phones.size());
   if (Status files = CheckAcousticModel(acoustic_model); !files.ok()) return files.error();
   Result<uint64_t> size = base::RegularFileSize(dictionary, "a dictionary");
   if (!size.ok()) return size.error();
@@ -124,8 +124,8 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
        "1e-200", "-cmn", "batch", "-remove_silence", "no"},
       acoustic_model + " / " + dictionary);
   if (!decoder.ok()) return decoder.error();
-  std::shared_ptr<KeyphraseVerifier> verifier(new KeyphraseVerifier(
-      *decoder, phones, std::move(narrowband_penalties), acoustic_model, dictionary));
+  std::shared_ptr<KeyphraseVerifier> verifier(
+      new KeyphraseVerifier(*decoder, phones, std::move(terms), acoustic_model, dictionary));
   if (const std::string logged = TakePocketsphinxErrors(); !logged.empty()) {
     return Error{"pocketsphinx could not load " + acoustic_model + " / " + dictionary + ": " +
                  logged};
@@ -143,8 +143,7 @@ std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t
   return ScoreWindow(k, samples).score;
 }
 
-KeyphraseVerifier::WindowScore KeyphraseVerifier::ScoreWindow(
-    size_t k, std::span<const int16_t> samples) const {
+Verdict KeyphraseVerifier::ScoreWindow(size_t k, std::span<const int16_t> samples) const {
   if (!checks(k) || samples.empty()) return {};
   const int min_frames = 3 * static_cast<int>(PhoneCount(phones_[k]));
   std::lock_guard<std::mutex> lock(mutex_);
@@ -174,12 +173,12 @@ KeyphraseVerifier::WindowScore KeyphraseVerifier::ScoreWindow(
     const double per_frame = static_cast<double>(ratio) / frames;
     if (!best || per_frame > *best) best = per_frame;
   }
-  return {best, narrowband};
+  return {best, narrowband, 0.0};
 }
 
-double KeyphraseVerifier::Confidence(size_t k, int64_t frame, int run_hops,
-                                     const audio::FrameRing& ring,
-                                     std::vector<int16_t>& scratch) const {
+Verdict KeyphraseVerifier::Check(size_t k, int64_t frame, int run_hops,
+                                 const audio::FrameRing& ring,
+                                 std::vector<int16_t>& scratch) const {
   scratch.clear();
   const int64_t first = std::max(ring.begin(), frame - kVerifyFramesBefore);
   const int64_t end = std::min(ring.end(), frame + kVerifyFramesAfter + 1);
@@ -187,16 +186,19 @@ double KeyphraseVerifier::Confidence(size_t k, int64_t frame, int run_hops,
     const std::span<const int16_t> samples = ring.Samples(j);
     scratch.insert(scratch.end(), samples.begin(), samples.end());
   }
-  const WindowScore window = ScoreWindow(k, scratch);
-  const double confidence = VerifiedConfidence(run_hops, window.score);
-  if (!window.narrowband) return confidence;
-  return std::max(0.0, confidence - narrowband_penalties_[k]);
+  Verdict verdict = ScoreWindow(k, scratch);
+  if (!checks(k)) return verdict;
+  verdict.confidence = VerifiedConfidence(run_hops, verdict.score, terms_[k]);
+  if (verdict.narrowband) {
+    verdict.confidence = std::max(0.0, verdict.confidence - terms_[k].narrowband_penalty);
+  }
+  return verdict;
 }
 
-double VerifiedConfidence(int run_hops, std::optional<double> score) {
+double VerifiedConfidence(int run_hops, std::optional<double> score, const ConfidenceTerms& terms) {
   if (!score) return 0.0;
-  constexpr double kPerHop = 0.4;  // in the score's units (log-likelihood per frame)
-  return std::clamp(1.0 + (*score + kPerHop * run_hops) / 100.0, 0.0, 1.0);
+  const double evidence = *score + terms.run_weight * run_hops - terms.run_offset;
+  return std::clamp(1.0 + evidence / 100.0, 0.0, 1.0);
 }
 
 }  // namespace earshot::stt

@@ -47,16 +47,31 @@ bool HighBandIsEmpty(std::span<const int16_t> samples);
 // repeated after it).
 void AddHighBandFloor(std::span<int16_t> samples);
 
+// How keyword k's verified confidence is made (its model's kws_verify_run and
+// kws_verify_narrowband; the defaults: a model without them).
+struct ConfidenceTerms {
+  double run_weight = 0.4;          // added to the score per hop of the spotter's run
+  double run_offset = 0.0;          // taken off the score
+  double narrowband_penalty = 0.0;  // taken off the confidence of a window with an empty high band
+};
+
+// A candidate as checked: the verifier's score (none: no detection of the phrase long enough),
+// whether its window's high band was empty (and got the floor), and the confidence.
+struct Verdict {
+  std::optional<double> score;
+  bool narrowband = false;
+  double confidence = 0.0;
+};
+
 class KeyphraseVerifier {
  public:
   // `phones[k]`: keyword k's phones ("S N OW B OY"), or "" for a keyword that is not checked;
-  // `narrowband_penalties[k]`: what its confidence loses on a window with an empty high band
-  // (kws_verify_narrowband; 0 where the vector is shorter). `acoustic_model` and `dictionary` as
-  // stt.acoustic_model and stt.dictionary. Errors name the files, or the keyword and the phone
-  // the acoustic model does not have.
+  // `terms[k]`: how its confidence is made (the defaults where the vector is shorter).
+  // `acoustic_model` and `dictionary` as stt.acoustic_model and stt.dictionary. Errors name the
+  // files, or the keyword and the phone the acoustic model does not have.
   static Result<std::shared_ptr<const KeyphraseVerifier>> Load(
       const std::string& acoustic_model, const std::string& dictionary,
-      const std::vector<std::string>& phones, std::vector<double> narrowband_penalties = {});
+      const std::vector<std::string>& phones, std::vector<ConfidenceTerms> terms = {});
   ~KeyphraseVerifier();
   KeyphraseVerifier(const KeyphraseVerifier&) = delete;
   KeyphraseVerifier& operator=(const KeyphraseVerifier&) = delete;
@@ -64,14 +79,17 @@ class KeyphraseVerifier {
   // Keyword k's score in `samples` (16 kHz mono), or none when pocketsphinx finds no detection of
   // the phrase there long enough to count (or k is not checked).
   std::optional<double> Score(size_t k, std::span<const int16_t> samples) const;
-  // The verified confidence (VerifiedConfidence) of keyword k's candidate whose last hop over the
-  // spotter's threshold is stream frame `frame`, its run `run_hops` hops over that threshold:
-  // scored on what `ring` holds of frames [frame - kVerifyFramesBefore, frame +
-  // kVerifyFramesAfter], copied into `scratch` (which keeps its capacity from call to call); less
-  // the keyword's narrowband penalty (at least 0) where that window's high band was empty and got
-  // the floor.
+  // Keyword k's candidate whose last hop over the spotter's threshold is stream frame `frame`,
+  // its run `run_hops` hops over that threshold, checked on what `ring` holds of frames
+  // [frame - kVerifyFramesBefore, frame + kVerifyFramesAfter], copied into `scratch` (which keeps
+  // its capacity from call to call): its confidence is VerifiedConfidence's, less the keyword's
+  // narrowband penalty (at least 0) where the window got the floor.
+  Verdict Check(size_t k, int64_t frame, int run_hops, const audio::FrameRing& ring,
+                std::vector<int16_t>& scratch) const;
   double Confidence(size_t k, int64_t frame, int run_hops, const audio::FrameRing& ring,
-                    std::vector<int16_t>& scratch) const;
+                    std::vector<int16_t>& scratch) const {
+    return Check(k, frame, run_hops, ring, scratch).confidence;
+  }
   bool checks(size_t k) const { return k < phones_.size() && !phones_[k].empty(); }
   // The files it was loaded from (Load's arguments).
   const std::string& acoustic_model() const { return acoustic_model_; }
@@ -79,21 +97,18 @@ class KeyphraseVerifier {
 
  private:
   KeyphraseVerifier(ps_decoder_t* decoder, std::vector<std::string> phones,
-                    std::vector<double> narrowband_penalties, std::string acoustic_model,
+                    std::vector<ConfidenceTerms> terms, std::string acoustic_model,
                     std::string dictionary)
       : decoder_(decoder),
         phones_(std::move(phones)),
-        narrowband_penalties_(std::move(narrowband_penalties)),
+        terms_(std::move(terms)),
         acoustic_model_(std::move(acoustic_model)),
         dictionary_(std::move(dictionary)) {}
-  struct WindowScore {
-    std::optional<double> score;  // as Score
-    bool narrowband = false;      // the window's high band was empty (it got the floor)
-  };
-  WindowScore ScoreWindow(size_t k, std::span<const int16_t> samples) const;
+  // The window's Verdict but its confidence.
+  Verdict ScoreWindow(size_t k, std::span<const int16_t> samples) const;
   ps_decoder_t* decoder_;
   std::vector<std::string> phones_;
-  std::vector<double> narrowband_penalties_;  // as long as phones_
+  std::vector<ConfidenceTerms> terms_;  // as long as phones_
   std::string acoustic_model_;
   std::string dictionary_;
   mutable std::mutex mutex_;
@@ -103,10 +118,12 @@ class KeyphraseVerifier {
 
 // A checked candidate's confidence in [0, 1] from the spotter's run (its hops over the candidate
 // threshold, at most the detector's hold, kws.max_hold_ms) and the verifier's score: 1 + (score +
-// 0.4 * run_hops) / 100, clamped; 0 without a score. A keyword holds the spotter over its
-// threshold for most of the hold (median 35-45 of 50 hops on the protocol's keywords), the speech
-// that fires it by mistake for a few hops (7-11): on the protocol the run's length parts them
-// better than the spotter's peak score did (docs/research/wakeword.md).
-double VerifiedConfidence(int run_hops, std::optional<double> score);
+// run_weight * run_hops - run_offset) / 100, clamped; 0 without a score. A keyword holds the
+// spotter over its threshold for most of the hold (median 35-45 of 50 hops on the protocol's
+// keywords), the speech that fires it by mistake for a few hops (7-11): on the protocol the run's
+// length parts them better than the spotter's peak score did; how much it should weigh differs
+// from phrase to phrase, and the trainer chooses it (docs/research/wakeword.md).
+double VerifiedConfidence(int run_hops, std::optional<double> score,
+                          const ConfidenceTerms& terms = {});
 
 }  // namespace earshot::stt

@@ -113,8 +113,8 @@ def plan(scale):
     return jobs
 
 
-def fingerprint(jobs):
-    h = hashlib.sha1(f"{VERSION} {SEED}".encode())
+def fingerprint(jobs, seed=SEED):
+    h = hashlib.sha1(f"{VERSION} {seed}".encode())
     for kind, text in jobs:
         h.update(f"{kind}\t{text}\n".encode())
     return h.hexdigest()[:10]
@@ -133,15 +133,16 @@ def word_plan(words, per_word):
     return [(w, w) for w in words for _ in range(per_word)]
 
 
-def generate(cache, scale=1.0, log=print, jobs=None):
+def generate(cache, scale=1.0, log=print, jobs=None, seed=SEED):
     """The synthetic set's directory (made if missing) for `jobs` (kind, text) (default: the keyword
-    set's plan(scale)). Three quarters espeak-ng, a quarter flite."""
+    set's plan(scale)), voices and their settings drawn from `seed`. Three quarters espeak-ng, a
+    quarter flite."""
     jobs = plan(scale) if jobs is None else jobs
-    out = os.path.join(cache, f"v{VERSION}_{fingerprint(jobs)}")
+    out = os.path.join(cache, f"v{VERSION}_{fingerprint(jobs, seed)}")
     index = os.path.join(out, "index.tsv")
     if os.path.exists(index):
         return out
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(seed)
     variants = espeak_variants()
     rows = []
     for i, (kind, text) in enumerate(jobs):

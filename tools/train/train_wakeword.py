@@ -35,7 +35,9 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
    (wakeword_verify.py: the phrase's phones, checked on the device by pocketsphinx's acoustic
    model whenever the spotter's score passes --verify-candidate; the sensitivity is then that
    check's, 0.5 at a verified confidence of --verify-threshold).
-6. Unless --no-verify, the second stage's narrowband penalty (wakeword_narrowband.py: what the
+6. Unless --no-verify, the weight of the spotter's run in the verified confidence (wakeword_run.py:
+   chosen for the phrase on fresh synthetic renditions of it in noise against speech_l2/'s real
+   negatives), then the second stage's narrowband penalty (wakeword_narrowband.py: what the
    verified confidence loses on audio with an empty band above 4 kHz, so that the phrase's false
    accepts on speech_l2/'s real negatives are no more likely low-passed at 3.4 kHz than on full
    band), written into the model.
@@ -58,6 +60,7 @@ import kws_trunk  # noqa: E402
 import pronounce  # noqa: E402
 import vad_export  # noqa: E402
 import wakeword_narrowband  # noqa: E402
+import wakeword_run  # noqa: E402
 import wakeword_verify  # noqa: E402
 from augment import NoiseBank, is_dev, list_audio, read_rirs, read_speech  # noqa: E402
 from kws_data import Sources, make_set  # noqa: E402
@@ -253,8 +256,13 @@ def main():
     verify = [] if args.no_verify else wakeword_verify.tensors(
         phones, args.verify_candidate, args.verify_threshold)
     export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
-    narrowband = None
+    narrowband = run = None
     if not args.no_verify:
+        log(f"the second stage's run weight, synthetic renditions against real negatives "
+            f"({time.time() - t_start:.0f} s):")
+        run = wakeword_run.calibrate(args.out, args.earshot, args.data, phrase, log, tiny=args.tiny)
+        verify += wakeword_run.tensors(*run)
+        export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
         log(f"the second stage, full band against low-passed ({time.time() - t_start:.0f} s):")
         narrowband = wakeword_narrowband.calibrate(args.out, args.earshot, args.data, phrase, log,
                                                    speakers=2 if args.tiny else None)
@@ -265,7 +273,7 @@ def main():
         f"({os.path.getsize(args.out)} bytes) in {time.time() - t_start:.0f} s")
     write_card(args, phrase, spoken, phones, near, trunk, len(synth["pos"]), dev_int, threshold,
                "" if args.no_verify else wakeword_verify.card_text(
-                   phones, args.verify_candidate, args.verify_threshold, narrowband))
+                   phones, args.verify_candidate, args.verify_threshold, narrowband, run))
 
 
 def write_card(args, phrase, spoken, phones, near, trunk, n_pos, dev_int, threshold_q15, verify):

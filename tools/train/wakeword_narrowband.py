@@ -40,9 +40,10 @@ PAUSE_S = 0.5
 TAIL = range(5, 41)  # the K-th highest confidences compared
 
 
-def streams(files, data, out_dir, snrs_db=SNRS_DB):
+def streams(files, data, out_dir, snrs_db=SNRS_DB, lowpass=True):
     """[(full band, low-passed)] WAV paths in out_dir: `files` joined per folder (speaker), once
-    per SNR, the shared noise recordings in turn."""
+    per SNR, the shared noise recordings in turn (without `lowpass`, the low-passed path is
+    None and not written)."""
     by_speaker = {}
     for f in sorted(files):
         by_speaker.setdefault(os.path.dirname(f), []).append(f)
@@ -59,9 +60,11 @@ def streams(files, data, out_dir, snrs_db=SNRS_DB):
                 at += len(x)
                 x = x + np.sqrt(active_power(x) / 10 ** (snr / 10)) * n
             full = os.path.join(out_dir, f"{s}_{snr or 'clean'}.wav")
-            low = os.path.join(out_dir, f"{s}_{snr or 'clean'}_lowpass.wav")
+            low = os.path.join(out_dir, f"{s}_{snr or 'clean'}_lowpass.wav") if lowpass else None
             audio_io.write_wav(full, x)
-            subprocess.run(["sox", "-R", "-V1", full, "-b", "16", low, "sinc", "-3400"], check=True)
+            if lowpass:
+                subprocess.run(["sox", "-R", "-V1", full, "-b", "16", low, "sinc", "-3400"],
+                               check=True)
             pairs.append((full, low))
     return pairs
 

@@ -43,18 +43,26 @@ def chars(codes):
 
 def card_of(t):
     """card_text of the second stage a model's tensors `t` state (read_tensors)."""
-    narrowband = t.get("kws_verify_narrowband")
+    narrowband, run = t.get("kws_verify_narrowband"), t.get("kws_verify_run")
     return card_text(chars(t["kws_verify_phones"]).split(), t["kws_verify"][0] / 32767,
-                     t["kws_verify"][1] / 32767, None if narrowband is None else narrowband[0] / 32767)
+                     t["kws_verify"][1] / 32767, None if narrowband is None else narrowband[0] / 32767,
+                     None if run is None else (run[0] / 1000, run[1] / 1000))
 
 
-def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD, narrowband=None):
+def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD, narrowband=None, run=None):
     """The model card's bullet on the second stage (ends with a newline); `narrowband`: the
-    penalty of wakeword_narrowband.py, if calibrated."""
+    penalty of wakeword_narrowband.py, if calibrated; `run`: (weight, offset) of wakeword_run.py,
+    if chosen."""
     text = (f"- Second stage (`kws_verify`): whenever the spotter's score passes {candidate:.3g}, the\n"
             f"  device checks the last 1.8 s with pocketsphinx's en-us acoustic model (`{' '.join(phones)}`\n"
             f"  against a free phone loop, models/pocketsphinx/keyphrase_verifier.h); the sensitivity is then that\n"
             f"  check's, 0.5 at a verified confidence of {threshold:.3g}.\n")
+    if run is None:
+        text += "  The confidence is 1 + (score + 0.4 x the spotter's run in hops) / 100.\n"
+    else:
+        text += (f"  The confidence is 1 + (score + {run[0]:.1f} x the spotter's run in hops - {run[1]:.2f}) / 100\n"
+                 f"  (`kws_verify_run`: the run's weight chosen for the phrase on synthetic renditions\n"
+                 f"  against real negatives, tools/train/wakeword_run.py).\n")
     if narrowband is not None:
         text += (f"  On audio with an empty band above 4 kHz (an 8 kHz codec's) the confidence loses {narrowband:.3f}\n"
                  f"  (`kws_verify_narrowband`, calibrated on real negatives, full band against low-passed:\n"
