@@ -51,7 +51,7 @@ Status ReadRun(const models::ModelFile& file, KwsVerify& verify) {
   if (!file.Has("kws_verify_run")) return OkStatus();
   Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_verify_run", {2});
   if (!v.ok()) return v.error();
-  const auto [weight, offset] = std::pair((*v)[0], (*v)[1]);
+  const int32_t weight = (*v)[0], offset = (*v)[1];
   if (weight < 0 || weight > 5000 || offset < -100000 || offset > 100000) {
     return file.Fail("kws_verify_run = {" + std::to_string(weight) + ", " + std::to_string(offset) +
                      "}: expected a weight in [0, 5000] and an offset in [-100000, 100000], "

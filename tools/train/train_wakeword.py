@@ -46,6 +46,7 @@ e.g.   /usr/bin/python3 tools/train/train_wakeword.py "hey snowboy" --out models
 import os
 import re
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -258,14 +259,17 @@ def main():
     export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
     narrowband = run = None
     if not args.no_verify:
-        log(f"the second stage's run weight, synthetic renditions against real negatives "
-            f"({time.time() - t_start:.0f} s):")
-        run = wakeword_run.calibrate(args.out, args.earshot, args.data, phrase, log, tiny=args.tiny)
-        verify += wakeword_run.tensors(*run)
-        export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
-        log(f"the second stage, full band against low-passed ({time.time() - t_start:.0f} s):")
-        narrowband = wakeword_narrowband.calibrate(args.out, args.earshot, args.data, phrase, log,
-                                                   speakers=2 if args.tiny else None)
+        with tempfile.TemporaryDirectory() as tmp:  # the real negatives, for both calibrations
+            streams = wakeword_narrowband.negative_streams(args.data, phrase, tmp,
+                                                           speakers=2 if args.tiny else None)
+            log(f"the second stage's run weight, synthetic renditions against real negatives "
+                f"({time.time() - t_start:.0f} s):")
+            run = wakeword_run.calibrate(args.out, args.earshot, args.data, phrase,
+                                         [f for f, _ in streams], log, tiny=args.tiny)
+            verify += wakeword_run.tensors(*run)
+            export(args.out, trunk, feats.cut, q, phrase, threshold, verify)
+            log(f"the second stage, full band against low-passed ({time.time() - t_start:.0f} s):")
+            narrowband = wakeword_narrowband.calibrate(args.out, args.earshot, streams, log)
         export(args.out, trunk, feats.cut, q, phrase, threshold,
                verify + wakeword_narrowband.tensors(narrowband))
     dev_int = describe(vad_export.run_int(q, xd) / 32767.0, yd, logits=False)

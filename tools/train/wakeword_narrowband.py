@@ -20,7 +20,6 @@ calibrates a model trained before and writes the penalty into it (and its card):
   /usr/bin/python3 tools/train/wakeword_narrowband.py MODEL.eshm [--data DIR] [--earshot BIN]
       [--speakers N]   (the first N speakers alone, clean: a quick check, not a calibration)
 """
-import concurrent.futures
 import os
 import subprocess
 import sys
@@ -71,13 +70,8 @@ def streams(files, data, out_dir, snrs_db=SNRS_DB, lowpass=True):
 
 def confidences(earshot, model, paths):
     """Every candidate's verified confidence (> 0) of `model` alone over `paths`."""
-    def run(path):
-        out = subprocess.run([earshot, "kws", "--model", model, "--verified", path],
-                             check=True, capture_output=True, text=True).stdout
-        found = [float(line.split("\t")[2]) for line in out.splitlines() if line]
-        return [c for c in found if c > 0]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        return np.array([c for found in pool.map(run, paths) for c in found])
+    found = wakeword_verify.candidates(earshot, model, paths).values()
+    return np.array([c for rows in found for c, _, _ in rows if c > 0])
 
 
 def gap(full, low):
@@ -93,18 +87,22 @@ def penalty(full, low):
     return max(0.0, gap(full, low) or 0.0)
 
 
-def calibrate(model, earshot, data, phrase, log=print, speakers=None):
-    """The penalty of `model` (written without one) on speech_l2/'s utterances that do not hold
-    `phrase`; `speakers`: the first N speakers alone, clean (a quick check, not a calibration)."""
+def negative_streams(data, phrase, out_dir, speakers=None, lowpass=True):
+    """streams() of speech_l2/'s utterances that do not hold `phrase`; `speakers`: the first N
+    speakers alone, clean (a quick check, not a calibration)."""
     files = read_speech(data, "speech_l2", phrase.split())
     snrs_db = SNRS_DB
     if speakers:
         first = sorted({os.path.dirname(f) for f in files})[:speakers]
         files, snrs_db = [f for f in files if os.path.dirname(f) in first], (None,)
-    with tempfile.TemporaryDirectory() as tmp:
-        pairs = streams(files, data, tmp, snrs_db)
-        full = confidences(earshot, model, [f for f, _ in pairs])
-        low = confidences(earshot, model, [lp for _, lp in pairs])
+    return streams(files, data, out_dir, snrs_db, lowpass)
+
+
+def calibrate(model, earshot, pairs, log=print):
+    """The penalty of `model` (written without one) on the negative streams `pairs` (full band,
+    low-passed: negative_streams)."""
+    full = confidences(earshot, model, [f for f, _ in pairs])
+    low = confidences(earshot, model, [lp for _, lp in pairs])
     g, p = gap(full, low), penalty(full, low)
     top = lambda c: ", ".join(f"{x:.3f}" for x in np.sort(c)[::-1][:5])  # noqa: E731
     log(f"narrowband penalty {p:.3f} (the gap {'none' if g is None else f'{g:+.3f}'}): "
@@ -124,23 +122,13 @@ def main():
     p.add_argument("model")
     p.add_argument("--speakers", type=int, help="the first N speakers alone, clean (a quick check)")
     a = p.parse_args()
-    try:
-        t = vad_export.read_tensors(a.model)
-    except OSError as e:
-        p.error(f"{a.model}: {e.strerror}")
-    except (AssertionError, ValueError):
-        p.error(f"{a.model}: not an earshot model file (its header or checksum)")
-    if "kws_verify" not in t:
-        p.error(f"{a.model}: no second stage (kws_verify) to calibrate")
-    phrase = wakeword_verify.chars(t.get("kws_phrase", []))
+    t, phrase = wakeword_verify.read_model(p, a.model)
     items = [(k, v) for k, v in t.items() if k != TENSOR]
     with tempfile.TemporaryDirectory() as tmp:
         bare = os.path.join(tmp, "model.eshm")
         vad_export.write_tensors(bare, "kws-mlp", items)
-        pen = calibrate(bare, a.earshot, a.data, phrase, speakers=a.speakers)
-    items += tensors(pen)
-    vad_export.write_tensors(a.model, "kws-mlp", items)
-    wakeword_verify.update_card(a.model, wakeword_verify.card_of(dict(items)))
+        pen = calibrate(bare, a.earshot, negative_streams(a.data, phrase, tmp, a.speakers))
+    wakeword_verify.rewrite(a.model, items + tensors(pen))
     print(f"{a.model}: narrowband penalty {pen:.3f}")
 
 

@@ -27,9 +27,7 @@ trained before and writes it into the model (and its card); calibrate its narrow
 again after (wakeword_narrowband.py):
   /usr/bin/python3 tools/train/wakeword_run.py MODEL.eshm [--data DIR] [--earshot BIN]
 """
-import concurrent.futures
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -38,13 +36,12 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio_io  # noqa: E402
 import kws_synth  # noqa: E402
-import vad_export  # noqa: E402
 import wakeword_narrowband  # noqa: E402
 import wakeword_verify  # noqa: E402
-from augment import NoiseBank, active_power, read_rirs, read_speech, reverberate  # noqa: E402
+from augment import NoiseBank, active_power, read_rirs, reverberate  # noqa: E402
 
 TENSOR = "kws_verify_run"
-DEFAULT_WEIGHT = 0.4
+DEFAULT_WEIGHT = wakeword_verify.RUN_WEIGHT
 WEIGHTS = [round(0.1 * i, 1) for i in range(21)]  # 0 .. 2
 RENDITIONS = 300
 SEED = kws_synth.SEED + 7  # not the training's own renditions
@@ -76,15 +73,11 @@ def renditions(phrase, n, data, out_dir, cache):
     return paths
 
 
-def candidates(earshot, model, paths):
+def scored(earshot, model, paths):
     """{path: [(score, hops)]} of `model`'s candidates with a score in each of `paths`."""
-    def run(path):
-        out = subprocess.run([earshot, "kws", "--model", model, "--candidates", path],
-                             check=True, capture_output=True, text=True).stdout
-        rows = [line.split("\t") for line in out.splitlines() if line]
-        return [(float(r[3]), int(r[4])) for r in rows if r[3] != "none"]
-    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
-        return dict(zip(paths, pool.map(run, paths)))
+    found = wakeword_verify.candidates(earshot, model, paths)
+    return {p: [(score, hops) for _, score, hops in rows if score is not None]
+            for p, rows in found.items()}
 
 
 def evidence(found, weight):
@@ -118,23 +111,15 @@ def choose(keywords, negatives):
     return weight, offset(negatives, weight), shares
 
 
-def calibrate(model, earshot, data, phrase, log=print, tiny=False):
-    """(weight, offset) of `model` (the scores and runs compared do not depend on the terms it
-    may hold already); `tiny`: a few renditions and two speakers clean (a smoke test, not a
-    calibration)."""
-    files = read_speech(data, "speech_l2", phrase.split())
-    snrs_db = wakeword_narrowband.SNRS_DB
-    if tiny:
-        first = sorted({os.path.dirname(f) for f in files})[:2]
-        files, snrs_db = [f for f in files if os.path.dirname(f) in first], (None,)
+def calibrate(model, earshot, data, phrase, streams, log=print, tiny=False):
+    """(weight, offset) of `model` against the full-band negative streams `streams`
+    (wakeword_narrowband.negative_streams; the scores and runs compared do not depend on the terms
+    the model may hold already); `tiny`: a few renditions (a smoke test, not a calibration)."""
     with tempfile.TemporaryDirectory() as tmp:
-        os.makedirs(os.path.join(tmp, "pos"))
-        pos = renditions(phrase, 12 if tiny else RENDITIONS, data, os.path.join(tmp, "pos"),
+        pos = renditions(phrase, 12 if tiny else RENDITIONS, data, tmp,
                          kws_synth.default_cache("wakeword_synth"))
-        streams = wakeword_narrowband.streams(files, data, tmp, snrs_db, lowpass=False)
-        keywords = candidates(earshot, model, pos)
-        negatives = [c for found in candidates(earshot, model, [f for f, _ in streams]).values()
-                     for c in found]
+        keywords = scored(earshot, model, pos)
+        negatives = [c for found in scored(earshot, model, streams).values() for c in found]
     weight, off, shares = choose(keywords, negatives)
     log(f"run weight {weight:.1f} per hop, offset {off:.2f}: of {len(pos)} synthetic renditions at "
         f"{SNR_DB} dB SNR missed against {len(negatives)} candidates of {len(streams)} streams of "
@@ -151,19 +136,12 @@ def main():
     p = audio_io.parser(__doc__, needs=("speech_l2/transcripts.tsv", "noise", "rir"))
     p.add_argument("model")
     a = p.parse_args()
-    try:
-        t = vad_export.read_tensors(a.model)
-    except OSError as e:
-        p.error(f"{a.model}: {e.strerror}")
-    except (AssertionError, ValueError):
-        p.error(f"{a.model}: not an earshot model file (its header or checksum)")
-    if "kws_verify" not in t:
-        p.error(f"{a.model}: no second stage (kws_verify) to calibrate")
-    phrase = wakeword_verify.chars(t.get("kws_phrase", []))
-    weight, off = calibrate(a.model, a.earshot, a.data, phrase)
-    items = [(k, v) for k, v in t.items() if k != TENSOR] + tensors(weight, off)
-    vad_export.write_tensors(a.model, "kws-mlp", items)
-    wakeword_verify.update_card(a.model, wakeword_verify.card_of(dict(items)))
+    t, phrase = wakeword_verify.read_model(p, a.model)
+    with tempfile.TemporaryDirectory() as tmp:
+        streams = wakeword_narrowband.negative_streams(a.data, phrase, tmp, lowpass=False)
+        weight, off = calibrate(a.model, a.earshot, a.data, phrase, [f for f, _ in streams])
+    wakeword_verify.rewrite(a.model, [(k, v) for k, v in t.items() if k != TENSOR] +
+                            tensors(weight, off))
     print(f"{a.model}: run weight {weight:.1f}, offset {off:.2f}")
 
 

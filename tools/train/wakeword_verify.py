@@ -11,7 +11,9 @@ shared wake-word protocol (docs/research/wakeword.md): candidates from 0.4 keep 
 keywords; the verified confidence 0.75 (with the spotter's run in it) gave at most 0.5 false
 accept per hour there, and no more on band-limited audio or with hum than on full band."""
 import argparse
+import concurrent.futures
 import os
+import subprocess
 import sys
 
 import numpy as np
@@ -22,6 +24,7 @@ import vad_export  # noqa: E402
 from audio_io import ROOT  # noqa: E402
 
 CANDIDATE = 0.4
+RUN_WEIGHT = 0.4  # per hop of the spotter's run, where a model has no kws_verify_run
 THRESHOLD = 0.75
 
 
@@ -58,7 +61,7 @@ def card_text(phones, candidate=CANDIDATE, threshold=THRESHOLD, narrowband=None,
             f"  against a free phone loop, models/pocketsphinx/keyphrase_verifier.h); the sensitivity is then that\n"
             f"  check's, 0.5 at a verified confidence of {threshold:.3g}.\n")
     if run is None:
-        text += "  The confidence is 1 + (score + 0.4 x the spotter's run in hops) / 100.\n"
+        text += f"  The confidence is 1 + (score + {RUN_WEIGHT} x the spotter's run in hops) / 100.\n"
     else:
         text += (f"  The confidence is 1 + (score + {run[0]:.1f} x the spotter's run in hops - {run[1]:.2f}) / 100\n"
                  f"  (`kws_verify_run`: the run's weight chosen for the phrase on synthetic renditions\n"
@@ -86,6 +89,40 @@ def update_card(path, text):
     open(card, "w").write("\n".join(lines))
 
 
+def candidates(earshot, model, paths):
+    """{path: [(confidence, score, hops)]}: each candidate of `model` alone in each of `paths`, as
+    `earshot kws --candidates` prints it (one process per core); score None where the second stage
+    found no detection of the phrase."""
+    def run(path):
+        out = subprocess.run([earshot, "kws", "--model", model, "--candidates", path],
+                             check=True, capture_output=True, text=True).stdout
+        rows = [line.split("\t") for line in out.splitlines() if line]
+        return [(float(r[2]), None if r[3] == "none" else float(r[3]), int(r[4])) for r in rows]
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+        return dict(zip(paths, pool.map(run, paths)))
+
+
+def read_model(parser, path):
+    """(tensors, phrase) of the model file `path`, which must have a second stage to calibrate;
+    otherwise a usage error through `parser` naming the file and the cause."""
+    try:
+        t = vad_export.read_tensors(path)
+    except OSError as e:
+        parser.error(f"{path}: {e.strerror}")
+    except (AssertionError, ValueError):
+        parser.error(f"{path}: not an earshot model file (its header or checksum)")
+    if "kws_verify" not in t:
+        parser.error(f"{path}: no second stage (kws_verify) to calibrate")
+    return t, chars(t.get("kws_phrase", []))
+
+
+def rewrite(path, items):
+    """The model file `path` written with the tensors `items`, and its card's second-stage bullet
+    (if it has a card) made from them."""
+    vad_export.write_tensors(path, "kws-mlp", items)
+    update_card(path, card_of(dict(items)))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("model")
@@ -103,8 +140,7 @@ def main():
     items = [(k, v) for k, v in t.items() if k not in ("kws_verify", "kws_verify_phones")]
     # kws_verify_narrowband is kept: calibrated on the confidence, not on a threshold.
     items += tensors(phones, a.candidate, a.threshold)
-    vad_export.write_tensors(a.model, "kws-mlp", items)
-    update_card(a.model, card_of(dict(items)))
+    rewrite(a.model, items)
     print(f"{a.model}: second stage '{' '.join(phones)}', candidates from {a.candidate}, "
           f"confidence {a.threshold}")
 
