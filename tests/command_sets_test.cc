@@ -18,6 +18,9 @@ namespace {
 
 using namespace test_util;  // NOLINT(build/namespaces): the STT tests' helpers
 
+// The ten command words as one set (tools/eval/command_reject.py reads the same file).
+const std::string kTen = kSource + "/tools/samples/commands/ten.commands";
+
 // Command sets on real recordings: three read-speech utterances said by a set's templates give
 // their intents and slots; the other utterances, and the words of another set, are rejected.
 TEST(CommandSets, RecognisesTheirSentencesAndRejectsTheRest) {
@@ -59,8 +62,7 @@ TEST(CommandSets, RecognisesTheirSentencesAndRejectsTheRest) {
 TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
   const std::string read = kData + "/stt/5142-33396-0021.flac";
   if (!std::filesystem::exists(read)) GTEST_SKIP() << "no shared data at " << kData;
-  const std::string ten = kSource + "/tools/samples/commands/ten.commands";
-  auto model = LoadWithAll({{"stt.commands", ten}, {"stt.command_model", "none"}});
+  auto model = LoadWithAll({{"stt.commands", kTen}, {"stt.command_model", "none"}});
   ASSERT_TRUE(model.ok()) << model.error().message;
   for (const char* clip : {"e4be0cf6_nohash_1", "f428ca69_nohash_1"}) {
     const std::string path = kData + "/kws/train/up/" + clip + ".flac";
@@ -69,8 +71,8 @@ TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
     EXPECT_EQ(r.command->slots.at("word"), "up") << path;
   }
   EXPECT_TRUE(Decode(**model, testing_util::ReadSamples(read)).rejected);
-  auto unchecked = LoadWithAll({{"stt.commands", ten}, {"stt.command_model", "none"},
-                                {"stt.command_garbage_ms", "10000"}});
+  auto unchecked = LoadWithAll(
+      {{"stt.commands", kTen}, {"stt.command_model", "none"}, {"stt.command_garbage_ms", "10000"}});
   ASSERT_TRUE(unchecked.ok()) << unchecked.error().message;
   const SttResult r = Decode(**unchecked, testing_util::ReadSamples(read));
   ASSERT_TRUE(r.command) << r.text;
@@ -85,8 +87,7 @@ TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
 TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   const std::string clip = kData + "/kws/train/off/51055bda_nohash_4.flac";
   if (!std::filesystem::exists(clip)) GTEST_SKIP() << "no shared data at " << kData;
-  const std::string ten = kSource + "/tools/samples/commands/ten.commands";
-  auto config = ConfigWith({{"stt.commands", ten}, {"stt.command_model", "none"}});
+  auto config = ConfigWith({{"stt.commands", kTen}, {"stt.command_model", "none"}});
   ASSERT_TRUE(config.ok()) << config.error().message;
   auto decoder = PocketsphinxModel::Load(*config);
   ASSERT_TRUE(decoder.ok()) << decoder.error().message;
@@ -109,12 +110,12 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   ASSERT_TRUE(questions.ok()) << questions.error().message;
   EXPECT_EQ((*questions)->WordsAlone(), nullptr);
   // The whole model: the classifier's rescue with the words' agreement.
-  auto model = LoadWith("stt.commands", ten);
+  auto model = LoadWith("stt.commands", kTen);
   ASSERT_TRUE(model.ok()) << model.error().message;
   const SttResult rescued = Decode(**model, x);
   ASSERT_TRUE(rescued.command) << rescued.text;
   EXPECT_EQ(rescued.command->slots.at("word"), "off");
-  auto alone_off = LoadWithAll({{"stt.commands", ten}, {"stt.command_rescue", "1"}});
+  auto alone_off = LoadWithAll({{"stt.commands", kTen}, {"stt.command_rescue", "1"}});
   ASSERT_TRUE(alone_off.ok()) << alone_off.error().message;
   EXPECT_TRUE(Decode(**alone_off, x).rejected);
 }
