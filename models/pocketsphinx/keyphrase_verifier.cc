@@ -31,25 +31,31 @@ Status AddKeyword(ps_decoder_t* decoder, size_t k, const std::string& phones) {
   return OkStatus();
 }
 
-// A linear-phase high-pass FIR at kHighBandFloorHz for 16 kHz audio: a Hamming-windowed sinc of 63
-// taps, -6 dB at 4 kHz, flat from 4.3 kHz, 54 dB down and more below 3.4 kHz.
-std::vector<double> HighPassTaps() {
-  constexpr int kTaps = 63;
-  constexpr double kCutoff = kHighBandFloorHz / 16000.0;  // cycles per sample
-  std::vector<double> taps(kTaps);
-  for (int t = 0; t < kTaps; ++t) {
-    const double m = t - (kTaps - 1) / 2.0;
+// A linear-phase FIR for 16 kHz audio: a Hamming-windowed sinc of `taps` (odd) taps, -6 dB at
+// `cutoff_hz`, low-pass or high-pass.
+std::vector<double> WindowedSinc(int taps, double cutoff_hz, bool high_pass) {
+  const double cutoff = cutoff_hz / 16000.0;  // cycles per sample
+  std::vector<double> out(static_cast<size_t>(taps));
+  for (int t = 0; t < taps; ++t) {
+    const double m = t - (taps - 1) / 2.0;
     const double low_pass =
-        m == 0 ? 2 * kCutoff
-               : std::sin(2 * std::numbers::pi * kCutoff * m) / (std::numbers::pi * m);
-    const double window = 0.54 - 0.46 * std::cos(2 * std::numbers::pi * t / (kTaps - 1));
-    taps[static_cast<size_t>(t)] = ((m == 0 ? 1.0 : 0.0) - low_pass) * window;
+        m == 0 ? 2 * cutoff : std::sin(2 * std::numbers::pi * cutoff * m) / (std::numbers::pi * m);
+    const double window = 0.54 - 0.46 * std::cos(2 * std::numbers::pi * t / (taps - 1));
+    out[static_cast<size_t>(t)] = (high_pass ? (m == 0 ? 1.0 : 0.0) - low_pass : low_pass) * window;
   }
+  return out;
+}
+
+// The high-pass at kHighBandFloorHz, computed once: 63 taps, flat from 4.3 kHz, 54 dB down and
+// more below 3.4 kHz.
+const std::vector<double>& HighPass() {
+  static const std::vector<double> taps = WindowedSinc(63, kHighBandFloorHz, true);
   return taps;
 }
 
-const std::vector<double>& HighPass() {  // computed once
-  static const std::vector<double> taps = HighPassTaps();
+// The low-pass at kTelephoneBandHz, computed once: 255 taps, 50 dB down and more from 3.65 kHz.
+const std::vector<double>& TelephoneLowPass() {
+  static const std::vector<double> taps = WindowedSinc(255, kTelephoneBandHz, false);
   return taps;
 }
 
@@ -143,25 +149,26 @@ std::optional<double> KeyphraseVerifier::Score(size_t k, std::span<const int16_t
   return ScoreWindow(k, samples).score;
 }
 
-Verdict KeyphraseVerifier::ScoreWindow(size_t k, std::span<const int16_t> samples) const {
-  if (!checks(k) || samples.empty()) return {};
-  const int min_frames = 3 * static_cast<int>(PhoneCount(phones_[k]));
-  std::lock_guard<std::mutex> lock(mutex_);
-  // One pocketsphinx stream for every candidate: its noise estimate (-remove_noise) carries over
-  // from the candidates before, converged on the audio's own noise. A fresh stream per candidate
-  // made every window's score its own but missed more (docs/research/wakeword.md).
-  if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
-    return {};
+void TelephoneBand(std::span<const int16_t> samples, std::vector<int16_t>& out) {
+  const std::vector<double>& taps = TelephoneLowPass();  // symmetric
+  const size_t half = taps.size() / 2;
+  out.resize(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) {
+    const size_t first = i < half ? 0 : i - half;
+    const size_t last = std::min(samples.size() - 1, i + half);
+    double y = 0;
+    for (size_t j = first; j <= last; ++j) y += taps[j + half - i] * samples[j];
+    out[i] = static_cast<int16_t>(std::clamp(std::lround(y), -32768L, 32767L));
   }
-  std::span<const int16_t> audio = samples;
-  const bool narrowband = HighBandIsEmpty(samples);
-  if (narrowband) {
-    floored_.assign(samples.begin(), samples.end());
-    AddHighBandFloor(floored_);
-    audio = floored_;
+}
+
+std::optional<double> KeyphraseVerifier::Decode(size_t k, std::span<const int16_t> audio) const {
+  if (ps_set_search(decoder_, SearchName(k).c_str()) < 0 || ps_start_utt(decoder_) < 0) {
+    return std::nullopt;
   }
   ps_process_raw(decoder_, audio.data(), audio.size(), FALSE, TRUE);
   ps_end_utt(decoder_);
+  const int min_frames = 3 * static_cast<int>(PhoneCount(phones_[k]));
   std::optional<double> best;
   for (ps_seg_t* seg = ps_seg_iter(decoder_); seg != nullptr; seg = ps_seg_next(seg)) {
     int first = 0, last = 0;
@@ -173,7 +180,26 @@ Verdict KeyphraseVerifier::ScoreWindow(size_t k, std::span<const int16_t> sample
     const double per_frame = static_cast<double>(ratio) / frames;
     if (!best || per_frame > *best) best = per_frame;
   }
-  return {best, narrowband, 0.0};
+  return best;
+}
+
+Verdict KeyphraseVerifier::ScoreWindow(size_t k, std::span<const int16_t> samples) const {
+  if (!checks(k) || samples.empty()) return {};
+  std::lock_guard<std::mutex> lock(mutex_);
+  // One pocketsphinx stream for every candidate: its noise estimate (-remove_noise) carries over
+  // from the candidates before, converged on the audio's own noise. A fresh stream per candidate
+  // made every window's score its own but missed more (docs/research/wakeword.md).
+  if (HighBandIsEmpty(samples)) {
+    floored_.assign(samples.begin(), samples.end());
+    AddHighBandFloor(floored_);
+    return {Decode(k, floored_), true, 0.0};
+  }
+  const std::optional<double> full = Decode(k, samples);
+  TelephoneBand(samples, floored_);
+  AddHighBandFloor(floored_);
+  const std::optional<double> telephone = Decode(k, floored_);
+  if (!full || (telephone && *telephone > *full)) return {telephone, false, 0.0};
+  return {full, false, 0.0};
 }
 
 Verdict KeyphraseVerifier::Check(size_t k, int64_t frame, int run_hops,
