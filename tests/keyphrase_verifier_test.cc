@@ -178,8 +178,9 @@ TEST(KeyphraseVerifier, TelephoneBandStopsAbove3400Hz) {
     TelephoneBand(tone, low);
     EXPECT_EQ(low.size(), tone.size());
     double square = 0;
-    for (size_t i = kRate / 4; i < 3 * kRate / 4; ++i)
+    for (size_t i = kRate / 4; i < 3 * kRate / 4; ++i) {  // the middle half: no edges
       square += static_cast<double>(low[i]) * low[i];
+    }
     return std::sqrt(square / (kRate / 2));
   };
   const double level = 8000 / std::sqrt(2.0);
