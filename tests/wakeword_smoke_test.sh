@@ -133,6 +133,8 @@ grep -q "0.5 at a verified confidence of 0.75" "$tmp/again.md"
 grep -q "^  (.kws_verify_narrowband., calibrated on real negatives" "$tmp/again.md"
 expect_error "no second stage" /usr/bin/python3 "$train/wakeword_narrowband.py" "${common[@]}" \
   "$src/models/kws/computer.eshm"
+expect_error "README.md: not an earshot model file" /usr/bin/python3 "$train/wakeword_verify.py" \
+  "$src/README.md" --earshot "$earshot"
 # Forced alignment (align_words.py, `earshot transcribe --words` under the transcript's grammar):
 # the words in order, in time, inside the recording.
 /usr/bin/python3 - "$train" "$earshot" "$data" <<'PY'

@@ -102,16 +102,17 @@ def candidates(earshot, model, paths):
         return dict(zip(paths, pool.map(run, paths)))
 
 
-def read_model(parser, path):
-    """(tensors, phrase) of the model file `path`, which must have a second stage to calibrate;
-    otherwise a usage error through `parser` naming the file and the cause."""
+def read_model(parser, path, second_stage=True):
+    """(tensors, phrase) of the model file `path`, which must have a second stage to calibrate
+    (unless not `second_stage`); otherwise a usage error through `parser` naming the file and the
+    cause."""
     try:
         t = vad_export.read_tensors(path)
     except OSError as e:
         parser.error(f"{path}: {e.strerror}")
     except (AssertionError, ValueError):
         parser.error(f"{path}: not an earshot model file (its header or checksum)")
-    if "kws_verify" not in t:
+    if second_stage and "kws_verify" not in t:
         parser.error(f"{path}: no second stage (kws_verify) to calibrate")
     return t, chars(t.get("kws_phrase", []))
 
@@ -131,8 +132,8 @@ def main():
     p.add_argument("--threshold", type=float, default=THRESHOLD)
     p.add_argument("--earshot", default=os.path.join(ROOT, "build", "tools", "earshot"))
     a = p.parse_args()
-    t = vad_export.read_tensors(a.model)
-    phrase = a.phrase or chars(t.get("kws_phrase", []))
+    t, phrase = read_model(p, a.model, second_stage=False)
+    phrase = a.phrase or phrase
     try:
         _, phones = pronounce.pronounce(phrase, pronounce.load(), pronounce.espeak(a.earshot))
     except pronounce.PronunciationError as e:
