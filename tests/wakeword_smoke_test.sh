@@ -100,8 +100,9 @@ import wakeword_narrowband as nb
 full = np.linspace(0.9, 0.5, 60)
 assert abs(nb.penalty(full, full + 0.04) - 0.04) < 1e-9
 assert nb.penalty(full, full - 0.04) == 0.0 and nb.penalty(full[:4], full[:4] + 0.1) == 0.0
-# The run weight: the least missed, the nearest the default 0.4 among equals; the offset keeps
-# the negatives' highest evidence where the default weight put it.
+# The run weight: the least missed (the nearest the default 0.4 among equals), unless the default
+# is within one standard error of it; the offset keeps the negatives' highest evidence where the
+# default weight put it.
 import wakeword_run as wr
 negatives = [(-30.0 + 0.1 * i, 8) for i in range(60)]  # higher scores, short runs
 long_runs = {i: [(-40.0, 45)] for i in range(20)}
@@ -109,6 +110,10 @@ weight, offset, shares = wr.choose(long_runs, negatives)
 assert weight == 0.5 and abs(offset - 0.8) < 1e-9, (weight, offset, shares)
 assert shares[0.4] == 1.0 and shares[2.0] == 0.0, shares
 assert wr.choose({i: [(-20.0, 8)] for i in range(20)}, negatives)[:2] == (0.4, 0.0)
+# One clip of 22 caught by a heavier weight, two never: within the noise of 22 renditions.
+noisy = {**{i: [(-20.0, 8)] for i in range(19)}, 19: [(-40.0, 45)], 20: [(-100.0, 0)], 21: [(-100.0, 0)]}
+weight, offset, shares = wr.choose(noisy, negatives)
+assert (weight, offset) == (0.4, 0.0) and shares[2.0] < shares[0.4], (weight, shares)
 from augment import holds
 assert holds("Hey, Snowboy!", ["hey", "snowboy"]) and not holds("hey snow boy", ["hey", "snowboy"])
 assert not holds("any words", [])  # a model without a phrase excludes no transcript
