@@ -111,7 +111,8 @@ assert weight == 0.5 and abs(offset - 0.8) < 1e-9, (weight, offset, shares)
 assert shares[0.4] == 1.0 and shares[2.0] == 0.0, shares
 assert wr.choose({i: [(-20.0, 8)] for i in range(20)}, negatives)[:2] == (0.4, 0.0)
 # One clip of 22 caught by a heavier weight, two never: within the noise of 22 renditions.
-noisy = {**{i: [(-20.0, 8)] for i in range(19)}, 19: [(-40.0, 45)], 20: [(-100.0, 0)], 21: [(-100.0, 0)]}
+noisy = {i: [(-20.0, 8)] for i in range(19)}
+noisy.update({19: [(-40.0, 45)], 20: [(-100.0, 0)], 21: [(-100.0, 0)]})
 weight, offset, shares = wr.choose(noisy, negatives)
 assert (weight, offset) == (0.4, 0.0) and shares[2.0] < shares[0.4], (weight, shares)
 from augment import holds

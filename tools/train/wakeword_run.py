@@ -10,19 +10,19 @@ docs/research/wakeword.md), so the trainer chooses it for each phrase.
 The keyword's side: fresh synthetic renditions of the phrase (a seed the training's own never
 uses), reverberated on half of them, at 10 dB SNR in the shared noise recordings, each after a
 second of that noise. The other side: speech_l2/'s real negatives, the streams of
-wakeword_narrowband.py (full band). `earshot kws --candidates` runs the model over both. The
-share missed of each weight of WEIGHTS is the mean over the thresholds that let 1, 2, 3 and 4 of
-the negatives' candidates through; the weight stays the default 0.4 unless the least share p is
-lower than the default's by more than one standard error (sqrt(p (1 - p) / n), n renditions), and
-is otherwise the one with the least share (the one nearest 0.4 among equals): a weight moves only
+wakeword_narrowband.py (full band). `earshot kws --candidates` runs the model over both. The share
+missed of each weight of WEIGHTS is the mean over the thresholds that let 1, 2, 3 and 4 of the
+negatives' candidates through; the weight stays the default 0.4 unless the least share p is lower
+than the default's by more than one standard error (sqrt(p (1 - p) / n), n renditions), and is
+otherwise the one with the least share (the one nearest 0.4 among equals): a weight moves only
 where the renditions say more than their sampling noise (computer from text took 0.7 over 0.4 by 5
-renditions of 300 and lost on the real clips; docs/research/wakeword.md); the offset is the median, over K = 1 .. 10, of how far the negatives' K-th
-highest evidence (score + weight x hops) lies above the default weight's, so that the real
-negatives' highest confidences stay where the default put them, and with them the rate of false
-accepts at the default threshold (which sits in that tail: a few an hour at most). A heavier
-weight widens the tail; aligned further down it (K = 5 .. 40), two phrases never tuned on gave
-about 1 false accept an hour at the default on the protocol's background, aligned at its top
-0.2-0.3 (docs/research/wakeword.md).
+renditions of 300 and lost on the real clips; docs/research/wakeword.md); the offset is the median,
+over K = 1 .. 10, of how far the negatives' K-th highest evidence (score + weight x hops) lies
+above the default weight's, so that the real negatives' highest confidences stay where the default
+put them, and with them the rate of false accepts at the default threshold (which sits in that
+tail: a few an hour at most). A heavier weight widens the tail; aligned further down it (K = 5 ..
+40), two phrases never tuned on gave about 1 false accept an hour at the default on the protocol's
+background, aligned at its top 0.2-0.3 (docs/research/wakeword.md).
 
 train_wakeword.py chooses it for every model it writes with a second stage (before the narrowband
 penalty, which is calibrated on the confidence); run as a script, this chooses it for a model
