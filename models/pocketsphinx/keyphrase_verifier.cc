@@ -197,9 +197,8 @@ Verdict KeyphraseVerifier::ScoreWindow(size_t k, std::span<const int16_t> sample
   const std::optional<double> full = Decode(k, samples);
   TelephoneBand(samples, floored_);
   AddHighBandFloor(floored_);
-  const std::optional<double> telephone = Decode(k, floored_);
-  if (!full || (telephone && *telephone > *full)) return {telephone, false, 0.0};
-  return {full, false, 0.0};
+  // The better of the two (no detection ranks lowest; a tie keeps the window as it is).
+  return {std::max(full, Decode(k, floored_)), false, 0.0};
 }
 
 Verdict KeyphraseVerifier::Check(size_t k, int64_t frame, int run_hops,
