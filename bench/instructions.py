@@ -9,6 +9,8 @@ library's through the load address qemu's strace log gives and the library's dyn
 
 Usage: bench/instructions.py x86|aarch64 EARSHOT CASE SHORT.wav LONG.wav EXTRA_SECONDS [PLUGIN]
 Prints "CASE ARCH instructions_per_s" and then the top functions' share of the slope.
+EARSHOT_COMMAND: the earshot command and its options before the file (default "run"; e.g.
+"features --kind embedding" for bench/embedding_cost.sh).
 """
 import bisect
 import collections
@@ -19,11 +21,12 @@ import sys
 import tempfile
 
 TOP = 12
+COMMAND = os.environ.get("EARSHOT_COMMAND", "run").split()
 
 
 def callgrind_functions(earshot, wav, tmp):
     out = os.path.join(tmp, "callgrind.out")
-    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", earshot, "run",
+    subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", earshot, *COMMAND,
                     wav], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     text = subprocess.run(["callgrind_annotate", "--inclusive=no", "--auto=no", "--threshold=100",
                            out], check=True, capture_output=True, text=True).stdout
@@ -77,7 +80,7 @@ def loaded_objects(log, earshot):
 def qemu_functions(earshot, wav, tmp, plugin):
     blocks, log = os.path.join(tmp, "tb.txt"), os.path.join(tmp, "qemu.log")
     subprocess.run(["qemu-aarch64", "-plugin", f"{plugin},out={blocks}", "-d", "page,strace",
-                    "-D", log, earshot, "run", wav], check=True, stdout=subprocess.DEVNULL)
+                    "-D", log, earshot, *COMMAND, wav], check=True, stdout=subprocess.DEVNULL)
     objects = sorted(loaded_objects(log, earshot), key=lambda o: o.base)
     bases = [o.base for o in objects]
     counts = collections.Counter()

@@ -11,7 +11,8 @@ void DcPreEmphasis::Process(std::span<const int16_t> in, std::span<int32_t> out_
   int32_t x_prev = x_prev_, y_prev_q8 = y_prev_q8_;
   for (size_t n = 0; n < in.size(); ++n) {
     const int32_t x = in[n];
-    // (Q15 * Q8) >> 15 = Q8; |a y| < 2^31 since |y_q8| < 2^24 and a_q15 < 2^15.
+    // (Q15 * Q8) >> 15 = Q8; |a y| < 2^31 since |y_q8| < 2^24 and a_q15 <= 2^15
+    // (2^15: no DC removal; the product is in 64 bits).
     const int64_t feedback_q8 = RoundShift(dc_pole_q15 * y_prev_q8, 15);
     const auto y_q8 = static_cast<int32_t>(((x - x_prev) << 8) + feedback_q8);
     // (Q15 * Q8) >> 15 = Q8

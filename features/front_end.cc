@@ -13,14 +13,18 @@ Result<std::unique_ptr<FrontEnd>> FrontEnd::Create(const FrontEndConfig& config)
 
 FrontEnd::FrontEnd(const FrontEndConfig& c)
     : config_(c),
-      emphasis_(c.dc_pole_q15, c.preemphasis_q15),
+      emphasis_(c.dc_pole_q15, c.preemphasis_q15, c.dc_removal),
       fft_(c.fft_size),
       window_(c.window_samples(), fft_.max_input_bits()),
-      mel_(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.fft_size, c.sample_rate_hz),
-      log_([this] {
-        const auto& w = window_.weights_q15();
-        return std::accumulate(w.begin(), w.end(), 0.0) / 32768.0;
-      }(), static_cast<int16_t>(c.log_floor_db * 256)),
+      mel_(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.fft_size, c.sample_rate_hz, c.mel_scale),
+      log_(
+          [this] {
+            const auto& w = window_.weights_q15();
+            return std::accumulate(w.begin(), w.end(), 0.0) / 32768.0;
+          }(),
+          c.log_reference,
+          MelBandGains(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.mel_scale, c.mel_norm),
+          static_cast<int16_t>(c.log_floor_db * 256)),
       dct_(c.mel_bands, c.mfcc_count, c.lifter),
       history_q8_(c.window_samples()),
       fft_in_(c.fft_size),

@@ -6,6 +6,8 @@
 //   (optional) -> Dct (+lifter) (Q8) -> RunningMeanNorm (optional)
 //
 // One frame per hop: frame k is the window that ends with hop k (the stream starts from zeros).
+// The config chooses the mel scale, the band normalisation, the dB reference and whether DC is
+// removed; EmbeddingFrontEndConfig() is the speech embedding's log-mel on these same stages.
 // Create allocates; Process never does. Integer arithmetic only on the per-frame path.
 #pragma once
 
@@ -36,7 +38,8 @@ class FrontEnd {
   void Process(std::span<const int16_t> hop);
   void Reset();
 
-  std::span<const int16_t> logmel_db_q8() const { return logmel_db_q8_; }  // dB re full scale, Q8
+  // dB re config().log_reference (full scale by default), Q8
+  std::span<const int16_t> logmel_db_q8() const { return logmel_db_q8_; }
   // dB units, Q8. Without mean normalisation the DCT runs here, on the first call after a frame,
   // not in Process: the daemon's models read only the log-mel, and an idle stream would spend a
   // tenth of its front end on cepstra nobody reads. Same values either way; like Process, not

@@ -24,8 +24,12 @@ Status FrontEndConfig::Validate() const {
   if (mel_bands < 1 || mel_bands > 128) return fail("mel_bands must be in [1, 128]");
   if (mfcc_count < 1 || mfcc_count > mel_bands) return fail("mfcc_count must be in [1, mel_bands]");
   if (lifter < 0 || lifter > 100) return fail("lifter must be in [0, 100]");
-  if (log_floor_db < -127 || log_floor_db > -40) {
-    return fail("log_floor_db must be in [-127, -40] dB");
+  if (log_reference == LogReference::kFullScale && (log_floor_db < -127 || log_floor_db > -40)) {
+    return fail("log_floor_db must be in [-127, -40] dB re full scale");
+  }
+  // int16 power: 0 dB is one LSB squared (full scale ~130 dB); -100 is the graph's 1e-10.
+  if (log_reference == LogReference::kInt16Power && (log_floor_db < -100 || log_floor_db > 60)) {
+    return fail("log_floor_db must be in [-100, 60] dB re int16 power");
   }
   if (mean_norm_shift < 1 || mean_norm_shift > 15) return fail("mean_norm_shift must be in [1, 15]");
   if (preemphasis_q15 < 0 || preemphasis_q15 > 32767) {
@@ -35,6 +39,25 @@ Status FrontEndConfig::Validate() const {
     return fail("DC-removal pole " + std::to_string(dc_pole_q15) + " / 32768 must be in [0, 1)");
   }
   return OkStatus();
+}
+
+FrontEndConfig EmbeddingFrontEndConfig() {
+  FrontEndConfig c;
+  c.window_ms = 25;  // 400 samples
+  c.hop_ms = 10;
+  c.fft_size = 512;
+  c.mel_bands = 32;
+  c.mel_low_hz = 60;
+  c.mel_high_hz = 3800;
+  c.mel_scale = MelScale::kSlaney;
+  c.mel_norm = MelNorm::kArea;
+  c.log_reference = LogReference::kInt16Power;
+  c.dc_removal = false;
+  c.preemphasis_q15 = 0;
+  c.log_floor_db = 0;  // fixed absolute floor in place of the graph's per-chunk max - 80 dB
+  c.noise_suppression = false;
+  c.mean_norm = MeanNorm::kNone;
+  return c;
 }
 
 }  // namespace earshot::features

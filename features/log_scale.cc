@@ -16,17 +16,31 @@ constexpr int64_t kDbPerOctaveQ15 = 98643;
 
 }  // namespace
 
-LogScale::LogScale(double window_sum, int16_t floor_db_q8) : floor_db_q8_(floor_db_q8) {
+LogScale::LogScale(double window_sum, LogReference reference, std::span<const double> band_gains,
+                   int16_t floor_db_q8)
+    : floor_db_q8_(floor_db_q8) {
   for (int i = 0; i <= 256; ++i) {
     log2_table_q16_[i] = static_cast<int32_t>(std::lround(std::log2(1.0 + i / 256.0) * 65536.0));
   }
   // mel_energy = M * 2^15 * 2^(2e) * 2^-14 = M * 2^(2e + 1), with M the band energy in int16 units
-  // (Q15 weights; X scaled by 2^e; the power's >> 14). Full scale: E_fs = (32768 * window_sum / 2)^2.
-  // dB = 10 log10(M / E_fs) = 3.0103 * (log2(mel_energy) - 2e - 1 - log2(E_fs)).
+  // (Q15 weights; X scaled by 2^e; the power's >> 14): M = sum_k w[k] |X[k]|^2, X the unnormalised
+  // DFT of the int16-valued samples times the window, w the peak-1 weights. With g the band's gain
+  // (1, or the area normalisation's 2 / (right - left)) and E_ref the energy that reads 0 dB,
+  // dB = 10 log10(g M / E_ref) = 3.0103 * (log2(mel_energy) - 2e - 1 + log2(g) - log2(E_ref)).
+  //   kFullScale:  E_ref = E_fs = (32768 * window_sum / 2)^2, a full-scale sine at a bin centre.
+  //   kInt16Power: E_ref = 1, so log2(E_ref) = 0 (the dB are 10 log10(g M), the float graph's).
+  // The constant terms are rounded to Q16 once per band; the per-frame -2e is added in Process.
   static_assert(MelFilterbank::kPowerShift == 14, "the offset below assumes P = |X|^2 >> 14");
-  const double log2_full_scale = 2.0 * std::log2(32768.0 * window_sum / 2.0);
-  offset_q16_ = std::lround((-1.0 - log2_full_scale) * 65536.0);
+  const double log2_reference =
+      reference == LogReference::kFullScale ? 2.0 * std::log2(32768.0 * window_sum / 2.0) : 0.0;
+  for (double gain : band_gains) {
+    offset_q16_.push_back(std::lround((-1.0 + std::log2(gain) - log2_reference) * 65536.0));
+  }
 }
+
+LogScale::LogScale(double window_sum, int16_t floor_db_q8)
+    : LogScale(window_sum, LogReference::kFullScale, std::vector<double>(kMaxBands, 1.0),
+               floor_db_q8) {}
 
 int64_t LogScale::Log2Q16(uint64_t v) const {
   // v normalised so its leading one is bit 63 (v = 2^msb (1 + f)): the 16 bits below it are f in
@@ -47,14 +61,13 @@ void LogScale::Process(std::span<const uint64_t> mel_energy, int exponent,
     std::fill_n(db_q8.begin(), mel_energy.size(), floor_db_q8_);
     return;
   }
-  // The terms that do not depend on the band, once per frame.
-  const int64_t frame_offset_q16 = offset_q16_ - int64_t{2 * exponent} * 65536;
+  const int64_t exponent_q16 = int64_t{2 * exponent} * 65536;  // the block scaling, once per frame
   for (size_t b = 0; b < mel_energy.size(); ++b) {
     if (mel_energy[b] == 0) {
       db_q8[b] = floor_db_q8_;
       continue;
     }
-    const int64_t log2_q16 = Log2Q16(mel_energy[b]) + frame_offset_q16;
+    const int64_t log2_q16 = Log2Q16(mel_energy[b]) + offset_q16_[b] - exponent_q16;
     // (Q16 * Q15) >> 23 = Q8; |log2| < 2^7 octaves, so the product < 2^7 * 2^16 * 2^17 = 2^40.
     const int64_t db = RoundShift(log2_q16 * kDbPerOctaveQ15, 23);
     db_q8[b] = SaturateTo<int16_t>(std::max<int64_t>(db, floor_db_q8_));

@@ -8,21 +8,45 @@
 namespace earshot::features {
 namespace {
 
-double HzToMel(double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); }
-double MelToHz(double mel) { return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0); }
+// Slaney: linear, 200/3 Hz per mel, up to 1000 Hz (15 mel); above, 27 mel per factor 6.4.
+constexpr double kSlaneyHzPerMel = 200.0 / 3.0;
+constexpr double kSlaneyBreakHz = 1000.0;
+constexpr double kSlaneyBreakMel = kSlaneyBreakHz / kSlaneyHzPerMel;  // 15
+double SlaneyLogStep() { return std::log(6.4) / 27.0; }               // ln(Hz ratio) per mel
+
+double HzToMel(double hz, MelScale scale) {
+  if (scale == MelScale::kHtk) return 2595.0 * std::log10(1.0 + hz / 700.0);
+  if (hz < kSlaneyBreakHz) return hz / kSlaneyHzPerMel;
+  return kSlaneyBreakMel + std::log(hz / kSlaneyBreakHz) / SlaneyLogStep();
+}
+
+double MelToHz(double mel, MelScale scale) {
+  if (scale == MelScale::kHtk) return 700.0 * (std::pow(10.0, mel / 2595.0) - 1.0);
+  if (mel < kSlaneyBreakMel) return mel * kSlaneyHzPerMel;
+  return kSlaneyBreakHz * std::exp((mel - kSlaneyBreakMel) * SlaneyLogStep());
+}
 
 }  // namespace
 
-std::vector<double> MelEdgesHz(int bands, int low_hz, int high_hz) {
-  const double mel_low = HzToMel(low_hz);
-  const double mel_step = (HzToMel(high_hz) - mel_low) / (bands + 1);
+std::vector<double> MelEdgesHz(int bands, int low_hz, int high_hz, MelScale scale) {
+  const double mel_low = HzToMel(low_hz, scale);
+  const double mel_step = (HzToMel(high_hz, scale) - mel_low) / (bands + 1);
   std::vector<double> edges;
-  for (int i = 0; i < bands + 2; ++i) edges.push_back(MelToHz(mel_low + i * mel_step));
+  for (int i = 0; i < bands + 2; ++i) edges.push_back(MelToHz(mel_low + i * mel_step, scale));
   return edges;
 }
 
-std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate) {
-  const std::vector<double> edges = MelEdgesHz(bands, low_hz, high_hz);
+std::vector<double> MelBandGains(int bands, int low_hz, int high_hz, MelScale scale, MelNorm norm) {
+  if (norm == MelNorm::kPeak) return std::vector<double>(static_cast<size_t>(bands), 1.0);
+  const std::vector<double> edges = MelEdgesHz(bands, low_hz, high_hz, scale);
+  std::vector<double> gains;
+  for (int b = 0; b < bands; ++b) gains.push_back(2.0 / (edges[b + 2] - edges[b]));
+  return gains;
+}
+
+std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
+                              MelScale scale) {
+  const std::vector<double> edges = MelEdgesHz(bands, low_hz, high_hz, scale);
   const double bin_hz = static_cast<double>(sample_rate) / fft_size;
   std::vector<MelBand> out(bands);
   for (int b = 0; b < bands; ++b) {
@@ -44,10 +68,10 @@ std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, 
 }
 
 MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
-                             bool allow_simd)
+                             MelScale scale, bool allow_simd)
     : power_(fft_size / 2 + 1), simd_(allow_simd && simd::Available()) {
   weight_offset_.push_back(0);
-  for (const MelBand& band : MelBands(bands, low_hz, high_hz, fft_size, sample_rate)) {
+  for (const MelBand& band : MelBands(bands, low_hz, high_hz, fft_size, sample_rate, scale)) {
     first_bin_.push_back(band.first_bin);
     for (double w : band.weights) weights_q15_.push_back(SaturateTo<int16_t>(std::lround(w * 32768)));
     weight_offset_.push_back(static_cast<int>(weights_q15_.size()));

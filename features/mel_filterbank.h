@@ -1,6 +1,10 @@
 // Stages 4-5: power spectrum and mel filterbank.
-// Bands are triangles on the HTK mel scale (mel = 2595 log10(1 + f / 700)), band edges equally
-// spaced in mel between mel_low_hz and mel_high_hz, peak weight 1 (Q15: 32767).
+// Bands are triangles with edges equally spaced in mel between mel_low_hz and mel_high_hz, on the
+// HTK mel scale (mel = 2595 log10(1 + f / 700)) or Slaney's (mel = 3 f / 200 below 1000 Hz,
+// 15 + 27 ln(f / 1000) / ln(6.4) above; Slaney's Auditory Toolbox, librosa's htk=False), peak
+// weight 1 (Q15: 32767). Area normalisation (MelNorm::kArea) is not folded into the Q15 weights,
+// whose narrow low bands would lose precision: LogScale adds it as a per-band offset
+// (MelBandGains).
 //
 // Power: P[k] = (re^2 + im^2) >> 14, rounded, in 64 bits. Headroom by Parseval: with |x| <= 2^21
 // over a 400-sample window and N = 512, sum_k |X[k]|^2 = N sum_n x^2 < 2^9 * 2^9 * 2^42 = 2^60, so
@@ -13,6 +17,7 @@
 #include <vector>
 
 #include "features/fixed_point.h"
+#include "features/front_end_config.h"
 
 namespace earshot::features {
 
@@ -21,9 +26,13 @@ struct MelBand {
   int first_bin;
   std::vector<double> weights;  // for bins first_bin, first_bin + 1, ...
 };
-std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate);
+std::vector<MelBand> MelBands(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
+                              MelScale scale = MelScale::kHtk);
 // The bands + 2 edges in Hz: band b rises from edge b, peaks at b + 1 and falls to b + 2.
-std::vector<double> MelEdgesHz(int bands, int low_hz, int high_hz);
+std::vector<double> MelEdgesHz(int bands, int low_hz, int high_hz, MelScale scale = MelScale::kHtk);
+// Per band, the factor its peak-1 energy is multiplied by: 1 (kPeak), or 2 / (right - left) in
+// 1/Hz (kArea: every triangle has unit area over frequency, as librosa's norm="slaney").
+std::vector<double> MelBandGains(int bands, int low_hz, int high_hz, MelScale scale, MelNorm norm);
 
 class MelFilterbank {
  public:
@@ -31,7 +40,7 @@ class MelFilterbank {
 
   // `allow_simd`: the SIMD power spectrum (features/simd.h; same results).
   MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, int sample_rate,
-                bool allow_simd = true);
+                MelScale scale = MelScale::kHtk, bool allow_simd = true);
 
   // spectrum: fft_size/2 + 1 bins. mel_energy: `bands` values,
   // mel_energy = sum_k w_q15[k] * (|X[k]|^2 >> 14), i.e. the band energy in Q15 * 2^-14.

@@ -52,13 +52,20 @@ ReferenceFrontEnd::ReferenceFrontEnd(const FrontEndConfig& c, FftPlanning planni
     window_[n] = static_cast<float>(0.5 - 0.5 * std::cos(2 * std::numbers::pi * n / length));
     window_sum += window_[n];
   }
-  log10_full_scale_ = static_cast<float>(2.0 * std::log10(32768.0 * window_sum / 2.0));
-  for (const MelBand& band :
-       MelBands(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.fft_size, c.sample_rate_hz)) {
-    band_first_.push_back(band.first_bin);
-    band_count_.push_back(static_cast<int>(band.weights.size()));
+  // 0 dB: a full-scale sine at a bin centre, or a power of 1 in int16 units.
+  log10_reference_ = c.log_reference == LogReference::kFullScale
+                         ? static_cast<float>(2.0 * std::log10(32768.0 * window_sum / 2.0))
+                         : 0.0f;
+  const std::vector<MelBand> bands =
+      MelBands(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.fft_size, c.sample_rate_hz, c.mel_scale);
+  const std::vector<double> gains =
+      MelBandGains(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.mel_scale, c.mel_norm);
+  for (size_t b = 0; b < bands.size(); ++b) {
+    band_first_.push_back(bands[b].first_bin);
+    band_count_.push_back(static_cast<int>(bands[b].weights.size()));
     band_offset_.push_back(static_cast<int>(mel_weights_.size()));
-    for (double w : band.weights) mel_weights_.push_back(static_cast<float>(w));
+    // The normalisation folded into the weights, as the float graphs do.
+    for (double w : bands[b].weights) mel_weights_.push_back(static_cast<float>(w * gains[b]));
   }
   for (double v : DctMatrix(c.mel_bands, c.mfcc_count, c.lifter)) dct_.push_back(static_cast<float>(v));
 }
@@ -70,7 +77,7 @@ void ReferenceFrontEnd::Process(std::span<const int16_t> hop) {
   std::copy(history_.end() - keep, history_.end(), history_.begin());
   for (size_t n = 0; n < hop.size(); ++n) {
     const float x = hop[n];
-    const float y = x - x_prev_ + dc_pole_ * y_prev_;
+    const float y = config_.dc_removal ? x - x_prev_ + dc_pole_ * y_prev_ : x;
     history_[static_cast<size_t>(keep) + n] = y - preemphasis_ * y_prev_;
     x_prev_ = x;
     y_prev_ = y;
@@ -87,9 +94,9 @@ void ReferenceFrontEnd::Process(std::span<const int16_t> hop) {
     for (int i = 0; i < band_count_[b]; ++i) {
       energy += mel_weights_[band_offset_[b] + i] * power_[band_first_[b] + i];
     }
-    // dB re the full-scale sine, floored as the fixed-point path.
+    // dB re the reference, floored as the fixed-point path.
     const auto floor_db = static_cast<float>(config_.log_floor_db);
-    const float db = energy > 0 ? 10.0f * (std::log10(energy) - log10_full_scale_) : floor_db;
+    const float db = energy > 0 ? 10.0f * (std::log10(energy) - log10_reference_) : floor_db;
     logmel_db_[b] = std::max(floor_db, db);
   }
   const size_t bands = logmel_db_.size();

@@ -1,7 +1,8 @@
 // ReferenceFrontEnd: the same front end in floating point on fftw3 (single precision, fftwf), with
-// the same parameters, the same stage order and the same dB convention as FrontEnd. The tests measure
-// the fixed-point path against it, the benchmark compares their costs, and training scripts may use
-// it to check features. It is not used on the device.
+// the same parameters (mel scale, normalisation, dB reference, DC removal included), the same stage
+// order and the same dB convention as FrontEnd. The tests measure the fixed-point path against it,
+// the benchmark compares their costs, and training scripts may use it to check features. It is not
+// used on the device.
 #pragma once
 
 #include <memory>
@@ -27,7 +28,7 @@ class ReferenceFrontEnd {
 
   void Process(std::span<const int16_t> hop);
 
-  std::span<const float> logmel_db() const { return logmel_db_; }  // dB re full scale
+  std::span<const float> logmel_db() const { return logmel_db_; }  // dB re config.log_reference
   std::span<const float> mfcc() const { return mfcc_; }            // dB units
 
  private:
@@ -42,7 +43,7 @@ class ReferenceFrontEnd {
   std::vector<int> band_first_, band_count_, band_offset_;
   std::vector<float> mean_;
   bool mean_primed_ = false;
-  float log10_full_scale_ = 0;
+  float log10_reference_ = 0;  // log10 of the energy that reads 0 dB
 };
 
 }  // namespace earshot::features

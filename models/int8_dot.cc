@@ -26,6 +26,18 @@ __attribute__((target("avx2"))) int32_t SumLanes(__m256i v) {
   return _mm_cvtsi128_si32(s);
 }
 
+// The last k % 16 inputs (k >= 16) as the 16 that end at in + k, the first lanes (inputs already
+// summed) zero: times the weights read from the same place, they add nothing (as the aarch64
+// kernels' LastInputs; the speech embedding's rows of 72 and 216 would otherwise end in 8 plain
+// products per row).
+__attribute__((target("avx2"))) __m128i LastInputs(const int8_t* in, size_t k) {
+  static constexpr int8_t kKeepFrom[32] = {0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+                                           0,  0,  0,  0,  0,  -1, -1, -1, -1, -1, -1,
+                                           -1, -1, -1, -1, -1, -1, -1, -1, -1, -1};
+  return _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + k - 16)),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(kKeepFrom + k % 16)));
+}
+
 // R rows at a time, each input vector loaded once. Any int8: both sides widened to int16, then
 // vpmaddwd (16 products per instruction, pairs summed in int32: exact).
 template <int R>
@@ -42,6 +54,15 @@ __attribute__((target("avx2"))) void RowsAny(const int8_t* w, size_t k, const in
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + i)));
       acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(x, y));
     }
+  }
+  if (i < k && k >= 16) {
+    const __m256i x = _mm256_cvtepi8_epi16(LastInputs(in, k));
+    for (int r = 0; r < R; ++r) {
+      const __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128(
+          reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + k - 16)));
+      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(x, y));
+    }
+    i = k;
   }
   for (int r = 0; r < R; ++r) {
     out[r] = SumLanes(acc[r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in + i);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "models/int8_dot.h"
+#include "models/requantize.h"
 
 namespace earshot::models {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 constexpr int64_t kMaxLayerOutputs = int64_t{1} << 24;
 constexpr int kMaxRowInputs = 1 << 16;
 constexpr int64_t kMaxBias = int64_t{1} << 30;
-
-// acc * mult / 2^shift, rounded: |acc| < 2^31 and mult < 2^31, so the product fits in int64.
-inline int64_t Requantize(int32_t acc, int32_t mult, int32_t shift) {
-  return (int64_t{acc} * mult + (int64_t{1} << (shift - 1))) >> shift;
-}
 
 // Layer l's inputs: the model's own (any int8), or the previous layer's ReLU outputs (0 .. 127).
 Int8Inputs InputsOf(size_t l) { return l == 0 ? Int8Inputs::kAny : Int8Inputs::kNonNegative; }

@@ -4,6 +4,8 @@
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <optional>
+#include <utility>
 
 #include "base/read_file.h"
 
@@ -75,18 +77,72 @@ uint32_t Crc32(std::span<const uint8_t> data) {
   return crc ^ 0xFFFFFFFFu;
 }
 
+namespace {
+
+struct NumberDiff {
+  const char* name;
+  int spec, front_end;
+};
+
+// The first of the spec's front-end numbers that differs from `fe`'s (the MFCC numbers apart).
+std::optional<NumberDiff> FirstDifferingNumber(const FeatureSpec& s,
+                                               const features::FrontEndConfig& fe) {
+  const NumberDiff fields[] = {{"sample_rate", s.sample_rate, fe.sample_rate_hz},
+                               {"window_ms", s.window_ms, fe.window_ms},
+                               {"hop_ms", s.hop_ms, fe.hop_ms},
+                               {"fft_size", s.fft_size, fe.fft_size},
+                               {"mel_bands", s.mel_bands, fe.mel_bands},
+                               {"mel_low_hz", s.mel_low_hz, fe.mel_low_hz},
+                               {"mel_high_hz", s.mel_high_hz, fe.mel_high_hz}};
+  for (const NumberDiff& d : fields) {
+    if (d.spec != d.front_end) return d;
+  }
+  return std::nullopt;
+}
+
+// The first setting the spec's numbers do not carry in which `fe` differs from `expected`, or
+// nullptr: the mel shape, the dB reference and DC removal, and with `with_emphasis_and_floor` the
+// pre-emphasis and the floor too (options of the main front end, free for kinds 0 and 1).
+const char* FirstDifferingSetting(const features::FrontEndConfig& fe,
+                                  const features::FrontEndConfig& expected,
+                                  bool with_emphasis_and_floor) {
+  const std::pair<const char*, bool> settings[] = {
+      {"mel_scale", fe.mel_scale != expected.mel_scale},
+      {"mel_norm", fe.mel_norm != expected.mel_norm},
+      {"log_reference", fe.log_reference != expected.log_reference},
+      {"dc_removal", fe.dc_removal != expected.dc_removal},
+      {"preemphasis", with_emphasis_and_floor && fe.preemphasis_q15 != expected.preemphasis_q15},
+      {"log_floor_db", with_emphasis_and_floor && fe.log_floor_db != expected.log_floor_db}};
+  for (const auto& [name, differs] : settings) {
+    if (differs) return name;
+  }
+  return nullptr;
+}
+
+const char* FeatureKindName(int32_t kind) {
+  switch (static_cast<FeatureKind>(kind)) {
+    case FeatureKind::kLogMel: return "log-mel";
+    case FeatureKind::kMfcc: return "MFCC";
+    case FeatureKind::kEmbeddingMel: return "speech-embedding log-mel";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
 Status FeatureSpec::Check(const features::FrontEndConfig& fe) const {
-  const std::pair<const char*, std::pair<int, int>> fields[] = {
-      {"sample_rate", {sample_rate, fe.sample_rate_hz}}, {"window_ms", {window_ms, fe.window_ms}},
-      {"hop_ms", {hop_ms, fe.hop_ms}}, {"fft_size", {fft_size, fe.fft_size}},
-      {"mel_bands", {mel_bands, fe.mel_bands}}, {"mel_low_hz", {mel_low_hz, fe.mel_low_hz}},
-      {"mel_high_hz", {mel_high_hz, fe.mel_high_hz}}};
-  for (const auto& [name, values] : fields) {
-    if (values.first != values.second) {
-      return Error{"model expects features." + std::string(name) + " = " +
-                   std::to_string(values.first) + ", the front end is set to " +
-                   std::to_string(values.second)};
+  const bool embedding = kind == static_cast<int32_t>(FeatureKind::kEmbeddingMel);
+  if (embedding) {  // the numbers are the preset's, or the file is wrong whatever the front end
+    if (const auto d = FirstDifferingNumber(*this, features::EmbeddingFrontEndConfig())) {
+      return Error{"model of the speech embedding's log-mel (feature kind 2) states features." +
+                   std::string(d->name) + " = " + std::to_string(d->spec) + ", that log-mel has " +
+                   std::to_string(d->front_end)};
     }
+  }
+  if (const auto d = FirstDifferingNumber(*this, fe)) {
+    return Error{"model expects features." + std::string(d->name) + " = " +
+                 std::to_string(d->spec) + ", the front end is set to " +
+                 std::to_string(d->front_end)};
   }
   if (kind == static_cast<int32_t>(FeatureKind::kMfcc)) {
     const int fe_norm = fe.mean_norm == features::MeanNorm::kRunning ? 1 : 0;
@@ -95,8 +151,19 @@ Status FeatureSpec::Check(const features::FrontEndConfig& fe) const {
                    ", lifter " + std::to_string(lifter) + ", mean_norm " + std::to_string(mean_norm) +
                    "; the front end differs"};
     }
-  } else if (kind != static_cast<int32_t>(FeatureKind::kLogMel)) {
+  } else if (kind != static_cast<int32_t>(FeatureKind::kLogMel) && !embedding) {
     return Error{"unknown feature kind " + std::to_string(kind)};
+  }
+  // Kind 2 ignores the MFCC numbers, as kind 0 does.
+  const features::FrontEndConfig expected =
+      embedding ? features::EmbeddingFrontEndConfig() : features::FrontEndConfig{};
+  if (const char* setting = FirstDifferingSetting(fe, expected, embedding)) {
+    return Error{std::string(embedding ? "model expects the speech embedding's log-mel (Slaney, "
+                                         "area-normalised, dB of int16 power floored at 0 dB, no "
+                                         "DC removal or pre-emphasis)"
+                                       : "model expects the main front end's features (HTK mel, "
+                                         "peak-normalised, dB re full scale, DC removed)") +
+                 "; the front end differs in " + setting};
   }
   return OkStatus();
 }
@@ -129,9 +196,9 @@ Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind
                  spec[6], spec[7], spec[8], spec[9], spec[10]};
   if (Status s = m.features_.Check(front_end); !s.ok()) return m.Fail(s.error().message);
   if (m.features_.kind != static_cast<int32_t>(feature_kind)) {
-    return m.Fail(std::string("the model reads ") + (m.features_.kind == 0 ? "log-mel" : "MFCC") +
+    return m.Fail(std::string("the model reads ") + FeatureKindName(m.features_.kind) +
                   " features, this stage reads " +
-                  (feature_kind == FeatureKind::kLogMel ? "log-mel" : "MFCCs"));
+                  FeatureKindName(static_cast<int32_t>(feature_kind)) + " features");
   }
   const uint32_t count = U32(&b[kHeaderSize - 4]);
   if (count > kMaxTensors || kHeaderSize + size_t{count} * kEntrySize > b.size() - 4) {

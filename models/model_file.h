@@ -6,7 +6,11 @@
 //   u32      version (1)
 //   char[16] kind, NUL-padded ("vad-mlp", ...)
 //   i32[11]  feature spec: sample_rate, window_ms, hop_ms, fft_size, mel_bands, mel_low_hz,
-//            mel_high_hz, kind (0 log-mel, 1 MFCC), mfcc_count, lifter, mean_norm (0 none, 1 running)
+//            mel_high_hz, kind (0 log-mel, 1 MFCC, 2 the speech embedding's log-mel), mfcc_count,
+//            lifter, mean_norm (0 none, 1 running). Kinds 0 and 1: the main front end (HTK mel,
+//            peak-normalised, dB re full scale, DC removed). Kind 2: features::
+//            EmbeddingFrontEndConfig() (Slaney, area-normalised, dB of int16 power, no DC removal
+//            or pre-emphasis, 0 dB floor); its numbers must be that preset's, the MFCC ones unused
 //   u32      tensor count N
 //   N x 56 bytes: char[24] name, u32 type (1 int8, 2 int16, 3 int32, 4 uint16,
 //            5 float32), u32 ndim,
@@ -31,12 +35,14 @@
 namespace earshot::models {
 
 enum class TensorType : uint32_t { kInt8 = 1, kInt16 = 2, kInt32 = 3, kUint16 = 4, kFloat32 = 5 };
-enum class FeatureKind : int32_t { kLogMel = 0, kMfcc = 1 };
+// kEmbeddingMel: the speech embedding's log-mel (features::EmbeddingFrontEndConfig()).
+enum class FeatureKind : int32_t { kLogMel = 0, kMfcc = 1, kEmbeddingMel = 2 };
 
 struct FeatureSpec {
   int32_t sample_rate = 0, window_ms = 0, hop_ms = 0, fft_size = 0, mel_bands = 0, mel_low_hz = 0,
           mel_high_hz = 0, kind = 0, mfcc_count = 0, lifter = 0, mean_norm = 0;
-  // Ok if `front_end` computes these features; otherwise names the first differing field.
+  // Ok if `front_end` computes these features; otherwise names the first differing field (for
+  // kind 2, also a spec whose numbers are not EmbeddingFrontEndConfig()'s).
   Status Check(const features::FrontEndConfig& front_end) const;
 };
 

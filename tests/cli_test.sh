@@ -129,6 +129,17 @@ check "features cepstra --noise-suppression named" one_error_line_naming "for lo
 check "features cepstra no acoustic model" status_is 1 "$earshot" features --kind cepstra \
   --set stt.acoustic_model=nomodel sample.flac
 check "features cepstra no acoustic model named" one_error_line_naming "nomodel/feat.params: cannot open"
+check "features embedding-mel" status_is 0 "$earshot" features --kind embedding-mel sample.flac
+check "features embedding-mel frames" test "$(wc -l <out.txt)" -eq 455
+check "features embedding-mel 32 bands" test "$(awk '{print NF}' out.txt | sort -u)" = 32
+check "features embedding-mel golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
+  b8c0992aa8e8a3a2d56b01dc967e0edf38d3ddd2fb8e702072ca597c7e5b1cb4
+check "features embedding-mel ignores [features]" status_is 0 "$earshot" features \
+  --kind embedding-mel --set features.mel_bands=20 sample.flac
+check "features embedding-mel ignores [features] golden" test \
+  "$(sha256sum <out.txt | cut -c1-64)" = b8c0992aa8e8a3a2d56b01dc967e0edf38d3ddd2fb8e702072ca597c7e5b1cb4
+check "features embedding-mel --noise-suppression" status_is 2 "$earshot" features \
+  --kind embedding-mel --noise-suppression sample.flac
 check "features bad kind" status_is 2 "$earshot" features --kind mel sample.flac
 check "features no file" status_is 2 "$earshot" features --kind mfcc
 check "features missing file" status_is 1 "$earshot" features --kind mfcc missing.flac

@@ -127,7 +127,7 @@ TEST(FrontEndAccuracy, RealSpeech) {
   }
   std::sort(files.begin(), files.end());
   files.resize(std::min<size_t>(files.size(), 12));  // ~2 minutes of speech, 14 speakers' first
-  for (const FrontEndConfig config : {FrontEndConfig{}, [] {
+  for (const FrontEndConfig& config : {FrontEndConfig{}, [] {
          FrontEndConfig c;
          c.lifter = 22;
          c.mean_norm = MeanNorm::kRunning;

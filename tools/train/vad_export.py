@@ -165,9 +165,10 @@ def mlp_tensors(q):
     return t
 
 
-def write_tensors(path, kind, items):
-    """An earshot model file (models/model_file.h documents the layout)."""
-    spec = [FEATURE_SPEC[k] for k in ("sample_rate", "window_ms", "hop_ms", "fft_size", "mel_bands",
+def write_tensors(path, kind, items, features=None):
+    """An earshot model file (models/model_file.h documents the layout); `features` its feature
+    spec (default FEATURE_SPEC: the main front end's log-mel)."""
+    spec = [(features or FEATURE_SPEC)[k] for k in ("sample_rate", "window_ms", "hop_ms", "fft_size", "mel_bands",
                                       "mel_low_hz", "mel_high_hz", "kind", "mfcc_count", "lifter",
                                       "mean_norm")]
     header = MAGIC + struct.pack("<I16s11iI", VERSION, kind.encode(), *spec, len(items))
