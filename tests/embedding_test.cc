@@ -7,6 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -17,6 +19,7 @@
 #include "features/front_end.h"
 #include "models/embedding/speech_embedding.h"
 #include "models/int8_dot.h"
+#include "models/model_file.h"
 #include "tests/from_env.h"
 #include "tests/read_samples.h"
 #include "tests/temp_path.h"
@@ -194,6 +197,50 @@ TEST(SpeechEmbedding, LoaderRefusesAnotherFrontEnd) {
   model = SpeechEmbedding::Load(kModel, htk);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("mel_scale"), std::string::npos) << model.error().message;
+}
+
+// The bundled model with value `index` of tensor `name` (int32) set to `value`, the checksum
+// made right again, in a scratch file.
+std::string PatchedModel(const std::string& name, size_t index, int32_t value) {
+  std::ifstream in(kModel, std::ios::binary);
+  std::vector<uint8_t> b((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  constexpr size_t kTable = 72, kEntry = 56;
+  uint32_t count = 0, offset = 0;
+  std::memcpy(&count, &b[kTable - 4], 4);
+  for (uint32_t i = 0; i < count; ++i) {
+    const uint8_t* e = &b[kTable + i * kEntry];
+    if (std::string(reinterpret_cast<const char*>(e)) == name) std::memcpy(&offset, e + 48, 4);
+  }
+  EXPECT_NE(offset, 0u) << name;
+  std::memcpy(&b[offset + 4 * index], &value, 4);
+  const uint32_t crc = models::Crc32({b.data(), b.size() - 4});
+  std::memcpy(&b[b.size() - 4], &crc, 4);
+  const std::string path = testing_util::TestTempPath(name + ".eshm");
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
+                                              static_cast<std::streamsize>(b.size()));
+  return path;
+}
+
+TEST(SpeechEmbedding, LoaderRefusesInconsistentLayers) {
+  const struct {
+    std::string tensor;
+    size_t index;
+    int32_t value;
+    std::string says;
+  } cases[] = {
+      {"l3.geometry", 2, 7, "l3.geometry: reads 7 channels, the layer before gives 24"},
+      {"l5.geometry", 0, 0, "l5.geometry: kernel out of range"},
+      {"l7.geometry", 4, 3, "max-pool must be 1 or 2"},
+      {"l2.activation", 1, 5, "l2.activation out of range"},
+      {"l9.shift", 3, 70, "layer 9's bias, mult or shift out of range at channel 3"},
+      {"input", 1, 77, "window and step differ"},
+  };
+  for (const auto& c : cases) {
+    auto model = SpeechEmbedding::Load(PatchedModel(c.tensor, c.index, c.value),
+                                       features::EmbeddingFrontEndConfig());
+    ASSERT_FALSE(model.ok()) << c.tensor;
+    EXPECT_NE(model.error().message.find(c.says), std::string::npos) << model.error().message;
+  }
 }
 
 TEST(SpeechEmbedding, LoaderRefusesOtherModels) {

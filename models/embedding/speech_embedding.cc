@@ -79,7 +79,8 @@ Status ReadWeights(const models::ModelFile& file, int l, EmbeddingLayer& layer) 
   for (uint32_t o = 0; o < out; ++o) {
     if ((*mult)[o] <= 0 || (*shift)[o] < 1 || (*shift)[o] > 62 ||
         std::abs(int64_t{(*bias)[o]}) >= kMaxBias) {
-      return file.Fail(at + "requantisation out of range at channel " + std::to_string(o));
+      return file.Fail("layer " + std::to_string(l) + "'s bias, mult or shift out of range at channel " +
+                       std::to_string(o));
     }
   }
   layer.out_channels = static_cast<int>(out);

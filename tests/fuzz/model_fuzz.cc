@@ -1,5 +1,5 @@
-// Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model (twice: two keywords) and a
-// command classifier, each one that loads then run (over two seconds of frames; the classifier
+// Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model (twice: two keywords), a
+// command classifier and a speech embedding, each one that loads then run (over two seconds of frames; the classifier
 // over a 1.2 s command), so a file that passes the loader's checks but lies about its shapes is
 // caught where it would crash the device: in the session. Each input is tried as it is and with
 // its checksum made right, so that edits reach the parser behind the CRC check.
@@ -10,6 +10,7 @@
 
 #include "features/front_end_config.h"
 #include "models/commands/command_model.h"
+#include "models/embedding/speech_embedding.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
 #include "models/model_file.h"
@@ -60,12 +61,21 @@ void RunCommand(const std::string& path, const earshot::features::FrontEndConfig
   (*model)->LogProbs(command);
 }
 
+void RunEmbedding(const std::string& path) {
+  const earshot::features::FrontEndConfig front_end = earshot::features::EmbeddingFrontEndConfig();
+  auto model = earshot::embedding::SpeechEmbedding::Load(path, front_end);
+  if (!model.ok()) return;
+  earshot::embedding::EmbeddingStream stream(*model);
+  for (int t = 0; t < kFrames; ++t) stream.Push(Frame(t, front_end.mel_bands));
+}
+
 void RunAll(const uint8_t* data, size_t size) {
   const earshot::fuzz::MemFile file(data, size);
   const earshot::features::FrontEndConfig front_end;
   RunVad(file.path(), front_end);
   RunKws(file.path(), front_end);
   RunCommand(file.path(), front_end);
+  RunEmbedding(file.path());
 }
 
 }  // namespace

@@ -57,8 +57,9 @@ def graph_layers(graph):
     for node in graph.graph.node:
         attrs = {a.name: a for a in node.attribute}
         if node.op_type == "Conv":
-            w = graph.initializer(node.input[1])
-            b = graph.initializer(node.input[2]) if len(node.input) > 2 else np.zeros(len(w), np.float32)
+            w = np.array(graph.initializer(node.input[1]))
+            b = np.array(graph.initializer(node.input[2])) if len(node.input) > 2 else \
+                np.zeros(len(w), np.float32)
             pads = list(attrs["pads"].ints) if "pads" in attrs else [0, 0, 0, 0]
             assert pads[0] == pads[2] == 0 and pads[1] == pads[3], pads
             layers.append(dict(w=w, b=b, pad_w=pads[1], act=False, pool=(1, 1)))

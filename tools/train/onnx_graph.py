@@ -10,7 +10,7 @@ from onnx import numpy_helper
 
 
 def _conv(x, w, b=None, pads=(0, 0, 0, 0), strides=(1, 1), **_):
-    xt, wt = torch.from_numpy(x), torch.from_numpy(w)
+    xt, wt = torch.from_numpy(np.array(x)), torch.from_numpy(np.array(w))
     bt = None if b is None else torch.from_numpy(b)
     if x.ndim == 3:  # 1-D: pads (begin, end)
         xt = F.pad(xt, (pads[0], pads[1]))
