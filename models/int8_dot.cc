@@ -44,11 +44,13 @@ template <int R>
 __attribute__((target("avx2"))) void RowsAny(const int8_t* w, size_t k, const int8_t* in,
                                              int32_t* out) {
   __m256i acc[R];
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
   size_t i = 0;
   for (; i + 16 <= k; i += 16) {
     const __m256i x =
         _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const __m256i y = _mm256_cvtepi8_epi16(
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + i)));
@@ -57,6 +59,7 @@ __attribute__((target("avx2"))) void RowsAny(const int8_t* w, size_t k, const in
   }
   if (i < k && k >= 16) {
     const __m256i x = _mm256_cvtepi8_epi16(LastInputs(in, k));
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128(
           reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + k - 16)));
@@ -77,10 +80,12 @@ __attribute__((target("avx2"))) void RowsNonNegative(const int8_t* w, size_t k, 
                                                      int32_t* out) {
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i acc[R];
+#pragma GCC unroll 4
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
   size_t i = 0;
   for (; i + 32 <= k; i += 32) {
     const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i));
+#pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const __m256i y =
           _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + static_cast<size_t>(r) * k + i));

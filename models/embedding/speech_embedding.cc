@@ -101,13 +101,18 @@ std::pair<int, int> WindowAndStep(const std::vector<EmbeddingLayer>& layers) {
   return {rows, step};
 }
 
-int8_t Activate(const EmbeddingLayer& layer, size_t o, int32_t acc) {
-  int64_t z = models::Requantize(acc + layer.bias[o], layer.mult[o], layer.shift[o]);
-  if (layer.slope_q16 != 0) {
-    if (z < 0) z = (z * layer.slope_q16 + (int64_t{1} << 15)) >> 16;  // leaky ReLU, rounded
-    z = std::max<int64_t>(z, layer.floor);
+// One position's C outputs from their accumulators: requantised, the clipped leaky ReLU, int8.
+// Branch-free: without an activation the slope is 1 (65536: (z * 2^16 + 2^15) >> 16 = z) and the
+// floor -128, so the same lines compute both.
+void ActivateRow(const EmbeddingLayer& layer, const int32_t* acc, int8_t* out) {
+  const int64_t slope_q16 = layer.slope_q16 != 0 ? layer.slope_q16 : 65536;
+  const int64_t floor = layer.slope_q16 != 0 ? layer.floor : -128;
+  for (size_t o = 0; o < static_cast<size_t>(layer.out_channels); ++o) {
+    int64_t z = models::Requantize(acc[o] + layer.bias[o], layer.mult[o], layer.shift[o]);
+    const int64_t leaky = (z * slope_q16 + (int64_t{1} << 15)) >> 16;  // leaky ReLU, rounded
+    z = std::max(z < 0 ? leaky : z, floor);
+    out[o] = static_cast<int8_t>(std::min<int64_t>(z, 127));
   }
-  return static_cast<int8_t>(std::clamp<int64_t>(z, -128, 127));
 }
 
 }  // namespace
@@ -140,6 +145,12 @@ Result<SpeechEmbedding> SpeechEmbedding::Load(const std::string& path,
   if (WindowAndStep(m.layers_) != std::pair{m.window_frames_, m.step_frames_}) {
     return file->Fail("the layers' window and step differ from the 'input' tensor's");
   }
+  const EmbeddingLayer& first = m.layers_.front();  // [C_out][K] -> [K][C_out], int32
+  const auto k = static_cast<size_t>(first.window()), c = static_cast<size_t>(first.out_channels);
+  m.first_weight_t_.resize(k * c);
+  for (size_t o = 0; o < c; ++o) {
+    for (size_t j = 0; j < k; ++j) m.first_weight_t_[j * c + o] = first.weight[o * k + j];
+  }
   auto scale = file->Read<float>("out_scale", {1});
   if (!scale.ok()) return scale.error();
   m.out_scale_ = (*scale)[0];
@@ -152,7 +163,7 @@ size_t SpeechEmbedding::weight_bytes() const {
   for (const EmbeddingLayer& l : layers_) {
     bytes += l.weight.size() + 4 * (l.bias.size() + l.mult.size() + l.shift.size());
   }
-  return bytes;
+  return bytes + 4 * first_weight_t_.size();
 }
 
 EmbeddingStream::EmbeddingStream(const SpeechEmbedding& model, bool allow_simd)
@@ -248,7 +259,32 @@ bool EmbeddingStream::PushRow(size_t first) {
   return false;
 }
 
+// The first layer: int32 log-mel inputs, a few taps, the channels innermost (weights transposed
+// at construction) so that the compiler vectorises across them.
+void EmbeddingStream::ConvolveFirst(std::span<int8_t> out) {
+  const EmbeddingLayer& layer = model_->layers().front();
+  const Rows& rows = rows_.front();
+  const auto kt = static_cast<size_t>(layer.kernel_rows), kw = static_cast<size_t>(layer.kernel_width);
+  const size_t row = static_cast<size_t>(layer.in_width + 2 * layer.pad_width);
+  const auto c = static_cast<size_t>(layer.out_channels);
+  const int64_t oldest = rows.pushed - layer.kernel_rows;
+  int32_t* __restrict acc = acc_.data();  // apart from the weights: the loop vectorises
+  for (size_t x = 0; x < static_cast<size_t>(layer.conv_width()); ++x) {
+    std::fill_n(acc, c, 0);
+    for (size_t t = 0; t < kt; ++t) {
+      const int32_t* in = rows.wide.data() + static_cast<size_t>((oldest + int64_t(t)) % int64_t(kt)) * row + x;
+      for (size_t j = 0; j < kw; ++j) {
+        const int32_t v = in[j];
+        const int32_t* __restrict w = model_->first_weight_t().data() + (t * kw + j) * c;
+        for (size_t o = 0; o < c; ++o) acc[o] += w[o] * v;
+      }
+    }
+    ActivateRow(layer, acc, out.data() + x * c);
+  }
+}
+
 void EmbeddingStream::Convolve(size_t l, std::span<int8_t> out) {
+  if (l == 0) return ConvolveFirst(out);
   const EmbeddingLayer& layer = model_->layers()[l];
   const Rows& rows = rows_[l];
   const auto kt = static_cast<size_t>(layer.kernel_rows), cin = static_cast<size_t>(layer.in_channels);
@@ -257,32 +293,21 @@ void EmbeddingStream::Convolve(size_t l, std::span<int8_t> out) {
   const auto k = static_cast<size_t>(layer.window()), c = static_cast<size_t>(layer.out_channels);
   const int64_t oldest = rows.pushed - layer.kernel_rows;
   for (size_t x = 0; x < static_cast<size_t>(layer.conv_width()); ++x) {
-    if (l == 0) {  // int32 log-mel inputs: a few taps, plain C++
-      for (size_t o = 0; o < c; ++o) {
-        int32_t acc = 0;
-        for (size_t t = 0; t < kt; ++t) {
-          const int32_t* in = rows.wide.data() + static_cast<size_t>((oldest + t) % kt) * row + x * cin;
-          const int8_t* w = layer.weight.data() + o * k + t * span;
-          for (size_t i = 0; i < span; ++i) acc += int32_t{w[i]} * in[i];
-        }
-        acc_[o] = acc;
+    const int8_t* in = rows.narrow.data() + static_cast<size_t>(oldest % int64_t(kt)) * row + x * cin;
+    if (kt > 1) {  // gather the window's rows; one row is already contiguous
+      for (size_t t = 0; t < kt; ++t) {
+        const int8_t* src =
+            rows.narrow.data() + static_cast<size_t>((oldest + int64_t(t)) % int64_t(kt)) * row + x * cin;
+        std::copy_n(src, span, window_.data() + t * span);
       }
-    } else {
-      const int8_t* in = rows.narrow.data() + static_cast<size_t>(oldest % kt) * row + x * cin;
-      if (kt > 1) {  // gather the window's rows; one row is already contiguous
-        for (size_t t = 0; t < kt; ++t) {
-          const int8_t* src = rows.narrow.data() + static_cast<size_t>((oldest + t) % kt) * row + x * cin;
-          std::copy_n(src, span, window_.data() + t * span);
-        }
-        in = window_.data();
-      }
-      if (simd_) {
-        models::DotRows(layer.weight.data(), c, k, in, models::Int8Inputs::kAny, acc_.data());
-      } else {
-        models::DotRowsPlain(layer.weight.data(), c, k, in, acc_.data());
-      }
+      in = window_.data();
     }
-    for (size_t o = 0; o < c; ++o) out[x * c + o] = Activate(layer, o, acc_[o]);
+    if (simd_) {
+      models::DotRows(layer.weight.data(), c, k, in, models::Int8Inputs::kAny, acc_.data());
+    } else {
+      models::DotRowsPlain(layer.weight.data(), c, k, in, acc_.data());
+    }
+    ActivateRow(layer, acc_.data(), out.data() + x * c);
   }
 }
 

@@ -62,10 +62,13 @@ class SpeechEmbedding {
   int window_frames() const { return window_frames_; }
   int step_frames() const { return step_frames_; }
   float out_scale() const { return out_scale_; }
+  // The first layer's weights as int32, [K][C_out]: its channels innermost for the stream's loop.
+  const std::vector<int32_t>& first_weight_t() const { return first_weight_t_; }
   size_t weight_bytes() const;
 
  private:
   std::vector<EmbeddingLayer> layers_;
+  std::vector<int32_t> first_weight_t_;
   int32_t input_offset_q8_ = 0;
   int window_frames_ = 0, step_frames_ = 0;
   float out_scale_ = 0;
@@ -97,6 +100,7 @@ class EmbeddingStream {
   bool PushRow(size_t l);  // after layer l's newest input row is in place: runs layer l on
                            // (and on down the stack); true when the last layer gave a row
   void Convolve(size_t l, std::span<int8_t> out);
+  void ConvolveFirst(std::span<int8_t> out);
   std::span<int8_t> NewestRow(size_t l);  // where layer l's next input row goes (between pads)
 
   const SpeechEmbedding* model_;
