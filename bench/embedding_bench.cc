@@ -66,7 +66,8 @@ void BM_EmbeddingStream(benchmark::State& state, bool simd) {
     frame = frame + 1 < frames ? frame + 1 : 0;
   }
   PerHop(state);
-  state.counters["embeddings"] = static_cast<double>(state.iterations()) / 8;
+  state.counters["weight_bytes"] = static_cast<double>(model->weight_bytes());
+  state.counters["state_bytes"] = static_cast<double>(stream.state_bytes());
 }
 BENCHMARK_CAPTURE(BM_EmbeddingStream, simd, true);
 BENCHMARK_CAPTURE(BM_EmbeddingStream, plain, false);

@@ -102,17 +102,14 @@ std::pair<int, int> WindowAndStep(const std::vector<EmbeddingLayer>& layers) {
 }
 
 // One position's C outputs from their accumulators: requantised, the clipped leaky ReLU, int8.
-// Branch-free: without an activation the slope is 1 (65536: (z * 2^16 + 2^15) >> 16 = z) and the
-// floor -128, so the same lines compute both.
-void ActivateRow(const EmbeddingLayer& layer, const int32_t* acc, int8_t* out) {
-  const int64_t slope_q16 = layer.slope_q16 != 0 ? layer.slope_q16 : 65536;
-  const int64_t floor = layer.slope_q16 != 0 ? layer.floor : -128;
-  for (size_t o = 0; o < static_cast<size_t>(layer.out_channels); ++o) {
-    int64_t z = models::Requantize(acc[o] + layer.bias[o], layer.mult[o], layer.shift[o]);
-    const int64_t leaky = (z * slope_q16 + (int64_t{1} << 15)) >> 16;  // leaky ReLU, rounded
-    z = std::max(z < 0 ? leaky : z, floor);
-    out[o] = static_cast<int8_t>(std::min<int64_t>(z, 127));
-  }
+// Without an activation the slope is 1 (65536) and the floor -128.
+void ActivateRow(const EmbeddingLayer& layer, const int32_t* acc, bool simd, int8_t* out) {
+  const bool active = layer.slope_q16 != 0;
+  const models::RequantizeParams params{layer.bias.data(), layer.mult.data(), layer.shift.data(),
+                                        active ? layer.slope_q16 : 65536,
+                                        active ? layer.floor : -128};
+  const auto n = static_cast<size_t>(layer.out_channels);
+  (simd ? models::RequantizeRow : models::RequantizeRowPlain)(acc, n, params, out);
 }
 
 }  // namespace
@@ -279,7 +276,7 @@ void EmbeddingStream::ConvolveFirst(std::span<int8_t> out) {
         for (size_t o = 0; o < c; ++o) acc[o] += w[o] * v;
       }
     }
-    ActivateRow(layer, acc, out.data() + x * c);
+    ActivateRow(layer, acc, simd_, out.data() + x * c);
   }
 }
 
@@ -307,7 +304,7 @@ void EmbeddingStream::Convolve(size_t l, std::span<int8_t> out) {
     } else {
       models::DotRowsPlain(layer.weight.data(), c, k, in, acc_.data());
     }
-    ActivateRow(layer, acc_.data(), out.data() + x * c);
+    ActivateRow(layer, acc_.data(), simd_, out.data() + x * c);
   }
 }
 

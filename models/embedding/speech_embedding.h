@@ -77,7 +77,8 @@ class SpeechEmbedding {
 // The streaming state of one audio stream. Push every frame of the front end's log-mel in order;
 // the embedding of frames t - window + 1 .. t comes out at every step-th frame from the window's
 // first (t = window - 1, window - 1 + step, ...), identical to that window computed afresh.
-// Allocates in its constructor only. `allow_simd` false: the plain C++ dot products (tests).
+// Allocates in its constructor only. `allow_simd` false: the plain C++ dot products and
+// requantisation (tests).
 class EmbeddingStream {
  public:
   explicit EmbeddingStream(const SpeechEmbedding& model, bool allow_simd = true);

@@ -12,7 +12,7 @@ The integer arithmetic written here is the specification models/embedding implem
   layer l weights W_q int8 [C_out][k_t][k_w][C_in] (per output channel, symmetric), bias int32:
           acc = sum W_q a + bias over the window of k_t rows (frames) x k_w mel positions, the mel
           axis padded with zeros (pad_w each side), time unpadded
-          z = (acc * mult + 2^(shift-1)) >> shift          (the output's int8 step)
+          z = (acc * mult + 2^(shift-1)) >> shift, saturated to int32  (the output's int8 step)
           act: z < 0 -> (z * 13107 + 2^15) >> 16 (leaky ReLU, slope 0.2 in Q16), then
                z = max(z, floor) (the graph clips at -0.4: floor = round(-0.4 / step))
           out = clamp(z, -128, 127); then a max-pool of pool_t x pool_w (stride = size), if any
@@ -127,6 +127,7 @@ def int_forward(q, u):
         assert np.abs(acc).max() < 2 ** 31, "int32 accumulator overflow"
         z = vad_export.requantize(acc, layer["mult"][None, :, None, None].astype(np.int64),
                                   layer["shift"][None, :, None, None].astype(np.int64))
+        z = np.clip(z, -2 ** 31, 2 ** 31 - 1)  # as the engine: z * slope stays inside int64
         slope, floor = (int(v) for v in layer["activation"])
         if slope:
             z = np.maximum(np.where(z < 0, (z * slope + (1 << 15)) >> 16, z), floor)
