@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "audio/frame_source.h"
+#include "bench/sample_audio.h"
 #include "features/front_end.h"
 #include "models/embedding/speech_embedding.h"
 #include "models/kws/kws.h"
@@ -19,45 +19,26 @@ const std::string kModel = kSource + "/models/embedding/speech_embedding.eshm";
 constexpr int kBands = SpeechEmbedding::kBands;
 constexpr int kSecondStageFrames = 76 + 15 * 8;  // 16 embeddings: 1.96 s
 
-std::vector<int16_t> Audio() {
-  return audio::ReadFile(kSource + "/tools/samples/computer_request.flac").value_or({});
-}
-
-// The sample's log-mel under `config`, `bands` per hop, one hop after the other.
-std::vector<int16_t> LogMel(const features::FrontEndConfig& config) {
-  auto fe = features::FrontEnd::Create(config);
-  const auto x = Audio();
-  std::vector<int16_t> logmel;
-  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
-    (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
-    logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
-  }
-  return logmel;
-}
-
-void PerHop(benchmark::State& state) {
-  state.counters["cpu_per_audio"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) / 100.0,
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
+using bench::SampleAudio;
+using bench::SampleLogMel;
 
 void BM_EmbeddingFrontEnd(benchmark::State& state) {
   auto fe = features::FrontEnd::Create(features::EmbeddingFrontEndConfig());
-  const auto x = Audio();
+  const auto x = SampleAudio();
   size_t pos = 0;
   for (auto _ : state) {
     (*fe)->Process(std::span<const int16_t>(x).subspan(pos, 160));
     benchmark::DoNotOptimize((*fe)->logmel_db_q8().data());
     pos = pos + 320 <= x.size() ? pos + 160 : 0;
   }
-  PerHop(state);
+  bench::SetPerSecond(state);
 }
 BENCHMARK(BM_EmbeddingFrontEnd);
 
 // One hop of the stream: an embedding every 8th.
 void BM_EmbeddingStream(benchmark::State& state, bool simd) {
   const auto model = SpeechEmbedding::Load(kModel, features::EmbeddingFrontEndConfig());
-  const std::vector<int16_t> mel = LogMel(features::EmbeddingFrontEndConfig());
+  const std::vector<int16_t> mel = SampleLogMel(features::EmbeddingFrontEndConfig());
   EmbeddingStream stream(*model, simd);
   const size_t frames = mel.size() / kBands;
   size_t frame = 0;
@@ -65,7 +46,7 @@ void BM_EmbeddingStream(benchmark::State& state, bool simd) {
     benchmark::DoNotOptimize(stream.Push(std::span(mel).subspan(frame * kBands, kBands)));
     frame = frame + 1 < frames ? frame + 1 : 0;
   }
-  PerHop(state);
+  bench::SetPerSecond(state);
   state.counters["weight_bytes"] = static_cast<double>(model->weight_bytes());
   state.counters["state_bytes"] = static_cast<double>(stream.state_bytes());
 }
@@ -75,7 +56,7 @@ BENCHMARK_CAPTURE(BM_EmbeddingStream, plain, false);
 // A 1.96 s window afresh (a fresh stream fed its 196 frames): 16 embeddings.
 void BM_EmbeddingWindow(benchmark::State& state) {
   const auto model = SpeechEmbedding::Load(kModel, features::EmbeddingFrontEndConfig());
-  const std::vector<int16_t> mel = LogMel(features::EmbeddingFrontEndConfig());
+  const std::vector<int16_t> mel = SampleLogMel(features::EmbeddingFrontEndConfig());
   EmbeddingStream stream(*model);
   for (auto _ : state) {
     stream.Reset();
@@ -88,7 +69,7 @@ BENCHMARK(BM_EmbeddingWindow);
 
 // The reference: the bundled keyword spotter (its trunk and head) per hop.
 void BM_KwsPerHop(benchmark::State& state) {
-  const std::vector<int16_t> logmel = LogMel(features::FrontEndConfig{});
+  const std::vector<int16_t> logmel = SampleLogMel(features::FrontEndConfig{});
   kws::KwsSession session(
       *kws::KwsModel::Load(kSource + "/models/kws/computer.eshm", features::FrontEndConfig{}),
       kws::KwsConfig{});
@@ -98,7 +79,7 @@ void BM_KwsPerHop(benchmark::State& state) {
     benchmark::DoNotOptimize(session.Process(std::span(logmel).subspan(frame * 40, 40)));
     frame = frame + 1 < frames ? frame + 1 : 0;
   }
-  PerHop(state);
+  bench::SetPerSecond(state);
 }
 BENCHMARK(BM_KwsPerHop);
 

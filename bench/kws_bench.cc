@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "bench/sample_audio.h"
 #include "features/front_end.h"
 #include "models/context_stack.h"
 #include "models/int8_dot.h"
@@ -24,28 +25,10 @@ namespace {
 const std::string kLarge = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm";
 const std::string kSmall = std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer_small.eshm";
 
-std::vector<int16_t> Audio() {
-  return audio::ReadFile(std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/computer_request.flac")
-      .value_or({});
-}
-
-void SetPerSecond(benchmark::State& state) {
-  state.counters["cpu_per_audio"] =
-      benchmark::Counter(static_cast<double>(state.iterations()) / 100.0,
-                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
+using bench::SetPerSecond;
+std::vector<int16_t> Audio() { return bench::SampleAudio(); }
 // The sample's log-mel, 40 bands per hop, one hop after the other.
-std::vector<int16_t> LogMel() {
-  auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  const auto x = Audio();
-  std::vector<int16_t> logmel;
-  for (size_t i = 0; i + 160 <= x.size(); i += 160) {
-    (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
-    logmel.insert(logmel.end(), (*fe)->logmel_db_q8().begin(), (*fe)->logmel_db_q8().end());
-  }
-  return logmel;
-}
+std::vector<int16_t> LogMel() { return bench::SampleLogMel(features::FrontEndConfig{}); }
 
 void BM_Kws_Only(benchmark::State& state, const std::string& model_path) {
   const std::vector<int16_t> logmel = LogMel();

@@ -38,38 +38,51 @@ __attribute__((target("avx2"))) __m128i LastInputs(const int8_t* in, size_t k) {
                        _mm_loadu_si128(reinterpret_cast<const __m128i*>(kKeepFrom + k % 16)));
 }
 
-// R rows at a time, each input vector loaded once. Any int8: both sides widened to int16, then
-// vpmaddwd (16 products per instruction, pairs summed in int32: exact).
-template <int R>
-__attribute__((target("avx2"))) void RowsAny(const int8_t* w, size_t k, const int8_t* in,
-                                             int32_t* out) {
-  __m256i acc[R];
-#pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_si256();
+// R rows at a time for N inputs (1, or 2: each weight vector loaded once for both), each input
+// vector loaded once. Any int8: both sides widened to int16, then vpmaddwd (16 products per
+// instruction, pairs summed in int32: exact).
+template <int R, int N>
+__attribute__((target("avx2"))) void RowsAnyN(const int8_t* w, size_t k, const int8_t* const* in,
+                                              int32_t* const* out) {
+  __m256i acc[N][R], x[N];
+#pragma GCC unroll 8
+  for (int n = 0; n < N * R; ++n) acc[n / R][n % R] = _mm256_setzero_si256();
   size_t i = 0;
   for (; i + 16 <= k; i += 16) {
-    const __m256i x =
-        _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i)));
+#pragma GCC unroll 2
+    for (int n = 0; n < N; ++n) {
+      x[n] = _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(in[n] + i)));
+    }
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const __m256i y = _mm256_cvtepi8_epi16(
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + i)));
-      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(x, y));
+#pragma GCC unroll 2
+      for (int n = 0; n < N; ++n) acc[n][r] = _mm256_add_epi32(acc[n][r], _mm256_madd_epi16(x[n], y));
     }
   }
   if (i < k && k >= 16) {
-    const __m256i x = _mm256_cvtepi8_epi16(LastInputs(in, k));
+#pragma GCC unroll 2
+    for (int n = 0; n < N; ++n) x[n] = _mm256_cvtepi8_epi16(LastInputs(in[n], k));
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128(
           reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + k - 16)));
-      acc[r] = _mm256_add_epi32(acc[r], _mm256_madd_epi16(x, y));
+#pragma GCC unroll 2
+      for (int n = 0; n < N; ++n) acc[n][r] = _mm256_add_epi32(acc[n][r], _mm256_madd_epi16(x[n], y));
     }
     i = k;
   }
-  for (int r = 0; r < R; ++r) {
-    out[r] = SumLanes(acc[r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in + i);
+  for (int n = 0; n < N; ++n) {
+    for (int r = 0; r < R; ++r) {
+      out[n][r] = SumLanes(acc[n][r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in[n] + i);
+    }
   }
+}
+
+template <int R>
+void RowsAny(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
+  RowsAnyN<R, 1>(w, k, &in, &out);
 }
 
 // Inputs in [0, 127]: vpmaddubsw multiplies them (as unsigned) by the signed weights, 32 per
@@ -140,51 +153,71 @@ struct SdotProducts {
   }
 };
 
-template <int R, typename Products>
-[[gnu::always_inline]] inline void RowsWith(const int8_t* w, size_t k, const int8_t* in,
-                                            int32_t* out) {
-  int32x4_t acc[R];
-  for (int r = 0; r < R; ++r) acc[r] = vdupq_n_s32(0);
+// R rows at a time for N inputs (1, or 2: each weight vector loaded once for both).
+template <int R, typename Products, int N>
+[[gnu::always_inline]] inline void RowsWith(const int8_t* w, size_t k, const int8_t* const* in,
+                                            int32_t* const* out) {
+  int32x4_t acc[N][R];
+  int8x16_t x[N];
+  for (int n = 0; n < N * R; ++n) acc[n / R][n % R] = vdupq_n_s32(0);
   size_t i = 0;
   for (; i + 16 <= k; i += 16) {
-    const int8x16_t x = vld1q_s8(in + i);
+    for (int n = 0; n < N; ++n) x[n] = vld1q_s8(in[n] + i);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      acc[r] = Products::Add(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + i));
+      const int8x16_t y = vld1q_s8(w + static_cast<size_t>(r) * k + i);
+      for (int n = 0; n < N; ++n) acc[n][r] = Products::Add(acc[n][r], x[n], y);
     }
   }
   if (i < k && k >= 16) {
-    const int8x16_t x = LastInputs(in, k);
+    for (int n = 0; n < N; ++n) x[n] = LastInputs(in[n], k);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-      acc[r] = Products::Add(acc[r], x, vld1q_s8(w + static_cast<size_t>(r) * k + k - 16));
+      const int8x16_t y = vld1q_s8(w + static_cast<size_t>(r) * k + k - 16);
+      for (int n = 0; n < N; ++n) acc[n][r] = Products::Add(acc[n][r], x[n], y);
     }
     i = k;
   }
-  for (int r = 0; r < R; ++r) {
-    out[r] = vaddvq_s32(acc[r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in + i);
+  for (int n = 0; n < N; ++n) {
+    for (int r = 0; r < R; ++r) {
+      out[n][r] = vaddvq_s32(acc[n][r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in[n] + i);
+    }
   }
 }
 
-template <int R>
-void RowsNeon(const int8_t* w, size_t k, const int8_t* in, int32_t* out) {
-  RowsWith<R, NeonProducts>(w, k, in, out);
+template <int R, int N>
+void RowsNeon(const int8_t* w, size_t k, const int8_t* const* in, int32_t* const* out) {
+  RowsWith<R, NeonProducts, N>(w, k, in, out);
 }
 
-template <int R>
+template <int R, int N>
 __attribute__((target("arch=armv8.2-a+dotprod"))) void RowsSdot(const int8_t* w, size_t k,
-                                                                const int8_t* in, int32_t* out) {
-  RowsWith<R, SdotProducts>(w, k, in, out);
+                                                                const int8_t* const* in,
+                                                                int32_t* const* out) {
+  RowsWith<R, SdotProducts, N>(w, k, in, out);
 }
 
-using RowsKernel = void (*)(const int8_t* w, size_t k, const int8_t* in, int32_t* out);
+#endif
 
-// Rows in groups of four, then one at a time.
-template <RowsKernel kFour, RowsKernel kOne>
-void InGroups(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
+#if defined(__x86_64__) || defined(__aarch64__)
+
+using RowsKernel = void (*)(const int8_t* w, size_t k, const int8_t* const* in,
+                            int32_t* const* out);
+
+// Rows in groups of four, then one at a time, for N inputs.
+template <RowsKernel kFour, RowsKernel kOne, int N>
+void InGroups(const int8_t* w, size_t rows, size_t k, const int8_t* const* in,
+              int32_t* const* out) {
+  int32_t* at[N];
   size_t r = 0;
-  for (; r + 4 <= rows; r += 4) kFour(w + r * k, k, in, out + r);
-  for (; r < rows; ++r) kOne(w + r * k, k, in, out + r);
+  for (; r + 4 <= rows; r += 4) {
+    for (int n = 0; n < N; ++n) at[n] = out[n] + r;
+    kFour(w + r * k, k, in, at);
+  }
+  for (; r < rows; ++r) {
+    for (int n = 0; n < N; ++n) at[n] = out[n] + r;
+    kOne(w + r * k, k, in, at);
+  }
 }
 
 #endif
@@ -239,11 +272,11 @@ bool NeonAvailable() { return true; }
 bool SdotAvailable() { return (getauxval(AT_HWCAP) & HWCAP_ASIMDDP) != 0; }
 
 void DotRowsNeon(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
-  InGroups<RowsNeon<4>, RowsNeon<1>>(w, rows, k, in, out);
+  InGroups<RowsNeon<4, 1>, RowsNeon<1, 1>, 1>(w, rows, k, &in, &out);
 }
 
 void DotRowsSdot(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out) {
-  InGroups<RowsSdot<4>, RowsSdot<1>>(w, rows, k, in, out);
+  InGroups<RowsSdot<4, 1>, RowsSdot<1, 1>, 1>(w, rows, k, &in, &out);
 }
 
 #else  // other CPUs: the plain loop
@@ -288,6 +321,27 @@ void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Input
       break;
   }
   DotRowsPlain(w, rows, k, in, out);
+}
+
+void DotRows2(const int8_t* w, size_t rows, size_t k, const int8_t* in0, const int8_t* in1,
+              int32_t* out0, int32_t* out1) {
+  const int8_t* const in[2] = {in0, in1};
+  int32_t* const out[2] = {out0, out1};
+  switch (kKernel) {
+#if defined(__x86_64__)
+    case Kernel::kAvx2:
+      return InGroups<RowsAnyN<4, 2>, RowsAnyN<1, 2>, 2>(w, rows, k, in, out);
+#elif defined(__aarch64__)
+    case Kernel::kSdot:
+      return InGroups<RowsSdot<4, 2>, RowsSdot<1, 2>, 2>(w, rows, k, in, out);
+    case Kernel::kNeon:
+      return InGroups<RowsNeon<4, 2>, RowsNeon<1, 2>, 2>(w, rows, k, in, out);
+#endif
+    default:
+      break;
+  }
+  DotRowsPlain(w, rows, k, in0, out0);
+  DotRowsPlain(w, rows, k, in1, out1);
 }
 
 }  // namespace earshot::models

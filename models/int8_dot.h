@@ -19,6 +19,12 @@ enum class Int8Inputs { kAny, kNonNegative };
 void DotRows(const int8_t* w, size_t rows, size_t k, const int8_t* in, Int8Inputs kind,
              int32_t* out);
 
+// Two inputs through the same rows, any int8: out0[r] = w_r . in0 and out1[r] = w_r . in1, each
+// weight vector read once for both (a convolution's neighbouring positions); the kernel DotRows
+// runs, with the plain loop's integers.
+void DotRows2(const int8_t* w, size_t rows, size_t k, const int8_t* in0, const int8_t* in1,
+              int32_t* out0, int32_t* out1);
+
 // The plain C++ path and the AVX2 one (call only when Avx2Available(); built as the plain loop
 // for CPUs other than x86-64), for tests and benchmarks.
 void DotRowsPlain(const int8_t* w, size_t rows, size_t k, const int8_t* in, int32_t* out);

@@ -67,6 +67,24 @@ TEST(Int8Dot, SimdKernelsAndPlainGiveTheSameBits) {
   }
 }
 
+// Two inputs at once: each the plain loop's integers, whatever kernel the CPU runs (the aarch64
+// suite runs this on a core with SDOT and, under -cpu cortex-a53, on one with NEON alone).
+TEST(Int8Dot, TwoInputsGiveThePlainLoopsIntegers) {
+  std::mt19937 gen(9);
+  for (size_t rows : {1, 3, 4, 5, 9, 64}) {
+    for (size_t k : {1, 15, 16, 17, 72, 100, 216, 2080}) {
+      const auto w = Random(rows * k, -128, 127, gen);
+      const auto in0 = Random(k, -128, 127, gen), in1 = Random(k, -128, 127, gen);
+      std::vector<int32_t> plain0(rows), plain1(rows), out0(rows), out1(rows);
+      DotRowsPlain(w.data(), rows, k, in0.data(), plain0.data());
+      DotRowsPlain(w.data(), rows, k, in1.data(), plain1.data());
+      DotRows2(w.data(), rows, k, in0.data(), in1.data(), out0.data(), out1.data());
+      EXPECT_EQ(out0, plain0) << DotRowsKernel() << ": " << rows << " rows of " << k;
+      EXPECT_EQ(out1, plain1) << DotRowsKernel() << ": " << rows << " rows of " << k;
+    }
+  }
+}
+
 TEST(Int8Dot, ExtremesDoNotSaturate) {
   if (KernelsOfThisCpu().empty()) GTEST_SKIP() << "no SIMD kernel for this CPU";
   const size_t k = 2080;

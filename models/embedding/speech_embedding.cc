@@ -12,9 +12,10 @@ namespace {
 constexpr int kMaxLayers = 64;
 constexpr int kMaxChannels = 1024;
 constexpr int kMaxKernel = 8;
-// The first layer multiplies int8 weights by int32 log-mel values under 2^16 in magnitude (dB Q8
-// plus an offset): 255 taps keep its sums under 2^31. Later layers: int8 x int8, int8_dot.h's bound.
-constexpr int kMaxFirstWindow = 255;
+// Sums stay under 2^30 and, with a bias under 2^30, under 2^31: the first layer multiplies int8
+// weights by int32 log-mel values under 2^16 in magnitude (dB Q8 plus an offset under 2^15), so
+// 128 taps; later layers int8 by int8 (2^14 at most), so 2^16 taps.
+constexpr int kMaxFirstWindow = 128;
 constexpr int kMaxWindow = 1 << 16;
 constexpr int64_t kMaxBias = int64_t{1} << 30;
 constexpr int32_t kMaxOffsetQ8 = 1 << 15;
@@ -176,10 +177,10 @@ EmbeddingStream::EmbeddingStream(const SpeechEmbedding& model, bool allow_simd)
     conv = std::max(conv, static_cast<size_t>(l.conv_width()) * l.out_channels);
     acc = std::max(acc, static_cast<size_t>(l.out_channels));
   }
-  window_.resize(window);
+  window_.resize(2 * window);  // two positions' windows (Convolve)
   conv_out_.resize(conv);
   pooled_.resize(conv);
-  acc_.resize(acc);
+  acc_.resize(2 * acc);
 }
 
 void EmbeddingStream::Reset() {
@@ -280,29 +281,45 @@ void EmbeddingStream::ConvolveFirst(std::span<int8_t> out) {
   }
 }
 
+// Position x's window of layer l's newest rows (l > 0): the row itself where the kernel reads one
+// row (contiguous), else its rows gathered into `gather`.
+const int8_t* EmbeddingStream::WindowAt(size_t l, size_t x, int8_t* gather) const {
+  const EmbeddingLayer& layer = model_->layers()[l];
+  const Rows& rows = rows_[l];
+  const auto kt = static_cast<int64_t>(layer.kernel_rows);
+  const auto cin = static_cast<size_t>(layer.in_channels);
+  const auto span = static_cast<size_t>(layer.kernel_width) * cin;  // one row's part of a window
+  const size_t row = static_cast<size_t>(layer.in_width + 2 * layer.pad_width) * cin;
+  const int64_t oldest = rows.pushed - kt;
+  if (kt == 1) return rows.narrow.data() + static_cast<size_t>(oldest % kt) * row + x * cin;
+  for (int64_t t = 0; t < kt; ++t) {
+    const int8_t* src = rows.narrow.data() + static_cast<size_t>((oldest + t) % kt) * row + x * cin;
+    std::copy_n(src, span, gather + static_cast<size_t>(t) * span);
+  }
+  return gather;
+}
+
+// Layer l > 0 at every position: with SIMD, two positions per pass through the weights.
 void EmbeddingStream::Convolve(size_t l, std::span<int8_t> out) {
   if (l == 0) return ConvolveFirst(out);
   const EmbeddingLayer& layer = model_->layers()[l];
-  const Rows& rows = rows_[l];
-  const auto kt = static_cast<size_t>(layer.kernel_rows), cin = static_cast<size_t>(layer.in_channels);
-  const auto span = static_cast<size_t>(layer.kernel_width) * cin;  // one row's part of a window
-  const size_t row = static_cast<size_t>(layer.in_width + 2 * layer.pad_width) * cin;
   const auto k = static_cast<size_t>(layer.window()), c = static_cast<size_t>(layer.out_channels);
-  const int64_t oldest = rows.pushed - layer.kernel_rows;
-  for (size_t x = 0; x < static_cast<size_t>(layer.conv_width()); ++x) {
-    const int8_t* in = rows.narrow.data() + static_cast<size_t>(oldest % int64_t(kt)) * row + x * cin;
-    if (kt > 1) {  // gather the window's rows; one row is already contiguous
-      for (size_t t = 0; t < kt; ++t) {
-        const int8_t* src =
-            rows.narrow.data() + static_cast<size_t>((oldest + int64_t(t)) % int64_t(kt)) * row + x * cin;
-        std::copy_n(src, span, window_.data() + t * span);
-      }
-      in = window_.data();
-    }
+  const auto width = static_cast<size_t>(layer.conv_width());
+  const int8_t* w = layer.weight.data();
+  size_t x = 0;
+  for (; simd_ && x + 2 <= width; x += 2) {
+    const int8_t* in0 = WindowAt(l, x, window_.data());
+    const int8_t* in1 = WindowAt(l, x + 1, window_.data() + k);
+    models::DotRows2(w, c, k, in0, in1, acc_.data(), acc_.data() + c);
+    ActivateRow(layer, acc_.data(), true, out.data() + x * c);
+    ActivateRow(layer, acc_.data() + c, true, out.data() + (x + 1) * c);
+  }
+  for (; x < width; ++x) {
+    const int8_t* in = WindowAt(l, x, window_.data());
     if (simd_) {
-      models::DotRows(layer.weight.data(), c, k, in, models::Int8Inputs::kAny, acc_.data());
+      models::DotRows(w, c, k, in, models::Int8Inputs::kAny, acc_.data());
     } else {
-      models::DotRowsPlain(layer.weight.data(), c, k, in, acc_.data());
+      models::DotRowsPlain(w, c, k, in, acc_.data());
     }
     ActivateRow(layer, acc_.data(), simd_, out.data() + x * c);
   }

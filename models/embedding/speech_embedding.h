@@ -102,6 +102,7 @@ class EmbeddingStream {
                            // (and on down the stack); true when the last layer gave a row
   void Convolve(size_t l, std::span<int8_t> out);
   void ConvolveFirst(std::span<int8_t> out);
+  const int8_t* WindowAt(size_t l, size_t x, int8_t* gather) const;
   std::span<int8_t> NewestRow(size_t l);  // where layer l's next input row goes (between pads)
 
   const SpeechEmbedding* model_;
