@@ -58,7 +58,8 @@ __attribute__((target("avx2"))) void RowsAnyN(const int8_t* w, size_t k, const i
       const __m256i y = _mm256_cvtepi8_epi16(
           _mm_loadu_si128(reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + i)));
 #pragma GCC unroll 2
-      for (int n = 0; n < N; ++n) acc[n][r] = _mm256_add_epi32(acc[n][r], _mm256_madd_epi16(x[n], y));
+      for (int n = 0; n < N; ++n)
+        acc[n][r] = _mm256_add_epi32(acc[n][r], _mm256_madd_epi16(x[n], y));
     }
   }
   if (i < k && k >= 16) {
@@ -69,13 +70,15 @@ __attribute__((target("avx2"))) void RowsAnyN(const int8_t* w, size_t k, const i
       const __m256i y = _mm256_cvtepi8_epi16(_mm_loadu_si128(
           reinterpret_cast<const __m128i*>(w + static_cast<size_t>(r) * k + k - 16)));
 #pragma GCC unroll 2
-      for (int n = 0; n < N; ++n) acc[n][r] = _mm256_add_epi32(acc[n][r], _mm256_madd_epi16(x[n], y));
+      for (int n = 0; n < N; ++n)
+        acc[n][r] = _mm256_add_epi32(acc[n][r], _mm256_madd_epi16(x[n], y));
     }
     i = k;
   }
   for (int n = 0; n < N; ++n) {
     for (int r = 0; r < R; ++r) {
-      out[n][r] = SumLanes(acc[n][r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in[n] + i);
+      out[n][r] =
+          SumLanes(acc[n][r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in[n] + i);
     }
   }
 }
@@ -146,9 +149,8 @@ struct NeonProducts {
   static int32x4_t Add(int32x4_t acc, int8x16_t x, int8x16_t y) { return AddProducts(acc, x, y); }
 };
 struct SdotProducts {
-  __attribute__((target("arch=armv8.2-a+dotprod"))) static int32x4_t Add(int32x4_t acc,
-                                                                          int8x16_t x,
-                                                                          int8x16_t y) {
+  __attribute__((target("arch=armv8.2-a+dotprod"))) static int32x4_t Add(int32x4_t acc, int8x16_t x,
+                                                                         int8x16_t y) {
     return vdotq_s32(acc, x, y);
   }
 };
@@ -180,7 +182,8 @@ template <int R, typename Products, int N>
   }
   for (int n = 0; n < N; ++n) {
     for (int r = 0; r < R; ++r) {
-      out[n][r] = vaddvq_s32(acc[n][r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in[n] + i);
+      out[n][r] =
+          vaddvq_s32(acc[n][r]) + DotPlain(w + static_cast<size_t>(r) * k + i, k - i, in[n] + i);
     }
   }
 }

@@ -22,7 +22,8 @@ int8_t Activate(int64_t z, const RequantizeParams& p) {
 }  // namespace
 
 void RequantizeRowPlain(const int32_t* acc, size_t n, const RequantizeParams& p, int8_t* out) {
-  for (size_t o = 0; o < n; ++o) out[o] = Activate(Requantize(acc[o] + p.bias[o], p.mult[o], p.shift[o]), p);
+  for (size_t o = 0; o < n; ++o)
+    out[o] = Activate(Requantize(acc[o] + p.bias[o], p.mult[o], p.shift[o]), p);
 }
 
 #if defined(__aarch64__)
@@ -45,9 +46,9 @@ inline int32x4_t ActivateLanes(int32x4_t a, int32x4_t mult, int32x4_t shift, int
       vqmovn_s64(RequantizeLanes(vget_low_s32(a), vget_low_s32(mult), vget_low_s32(shift))),
       vqmovn_s64(RequantizeLanes(vget_high_s32(a), vget_high_s32(mult), vget_high_s32(shift))));
   const int64x2_t round = vdupq_n_s64(int64_t{1} << 15);
-  const int32x4_t leaky =
-      vcombine_s32(vmovn_s64(vshrq_n_s64(vaddq_s64(vmull_s32(vget_low_s32(z), slope), round), 16)),
-                   vmovn_s64(vshrq_n_s64(vaddq_s64(vmull_s32(vget_high_s32(z), slope), round), 16)));
+  const int32x4_t leaky = vcombine_s32(
+      vmovn_s64(vshrq_n_s64(vaddq_s64(vmull_s32(vget_low_s32(z), slope), round), 16)),
+      vmovn_s64(vshrq_n_s64(vaddq_s64(vmull_s32(vget_high_s32(z), slope), round), 16)));
   const int32x4_t activated = vbslq_s32(vcltzq_s32(z), leaky, z);
   return vminq_s32(vmaxq_s32(activated, floor), vdupq_n_s32(127));
 }

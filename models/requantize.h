@@ -26,8 +26,8 @@ struct RequantizeParams {
 };
 
 // out[o] = min(max(z < 0 ? (z * slope_q16 + 2^15) >> 16 : z, floor), 127) with
-// z = Requantize(acc[o] + bias[o], mult[o], shift[o]) saturated to int32, for o < n. The NEON kernel where the CPU
-// has it (aarch64), else the plain loop.
+// z = Requantize(acc[o] + bias[o], mult[o], shift[o]) saturated to int32, for o < n. The NEON
+// kernel where the CPU has it (aarch64), else the plain loop.
 void RequantizeRow(const int32_t* acc, size_t n, const RequantizeParams& p, int8_t* out);
 void RequantizeRowPlain(const int32_t* acc, size_t n, const RequantizeParams& p, int8_t* out);
 // The aarch64 kernel (the plain loop elsewhere), for tests.

@@ -7,10 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <cstring>
-#include <iterator>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -34,8 +34,8 @@ const std::string kVectors = kSource + "/tests/data/embedding_vectors.txt";
 const std::string kSample = kSource + "/tools/samples/computer_request.flac";
 
 struct Vectors {
-  std::vector<std::vector<float>> mel;                  // per frame, dB
-  std::map<int, std::vector<float>> embedding;          // by last frame
+  std::vector<std::vector<float>> mel;          // per frame, dB
+  std::map<int, std::vector<float>> embedding;  // by last frame
   std::map<int, std::vector<int>> embedding_q;
 };
 
@@ -216,8 +216,8 @@ std::string PatchedModel(const std::string& name, size_t index, int32_t value) {
   const uint32_t crc = models::Crc32({b.data(), b.size() - 4});
   std::memcpy(&b[b.size() - 4], &crc, 4);
   const std::string path = testing_util::TestTempPath(name + ".eshm");
-  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(b.data()),
-                                              static_cast<std::streamsize>(b.size()));
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
   return path;
 }
 
@@ -244,8 +244,8 @@ TEST(SpeechEmbedding, LoaderRefusesInconsistentLayers) {
 }
 
 TEST(SpeechEmbedding, LoaderRefusesOtherModels) {
-  auto model = SpeechEmbedding::Load(kSource + "/models/vad/vad.eshm",
-                                     features::EmbeddingFrontEndConfig());
+  auto model =
+      SpeechEmbedding::Load(kSource + "/models/vad/vad.eshm", features::EmbeddingFrontEndConfig());
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("vad-mlp"), std::string::npos) << model.error().message;
 }

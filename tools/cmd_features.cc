@@ -148,9 +148,9 @@ int Features(const Args& args) {
   }
   if (kind == "cepstra") return Cepstra(*cfg, args.positional[0]);
   if (kind == "embedding") {
-    return Embeddings(*cfg, args.positional[0],
-                      model.empty() ? config::BundledModelPath("embedding/speech_embedding.eshm")
-                                    : model);
+    return Embeddings(
+        *cfg, args.positional[0],
+        model.empty() ? config::BundledModelPath("embedding/speech_embedding.eshm") : model);
   }
   // The embedding's log-mel is its own front end: [features] configures the main one.
   auto front_end = kind == "embedding-mel"
@@ -182,11 +182,12 @@ int Features(const Args& args) {
 
 }  // namespace
 
-const Command kFeaturesCommand{"features",
-                               "print the fixed-point log-mel or MFCC frames, or the speech embedding, of a file",
-                               kUsage,
-                               {"--kind", "--model"},
-                               {"--noise-suppression"},
-                               Features};
+const Command kFeaturesCommand{
+    "features",
+    "print the fixed-point log-mel or MFCC frames, or the speech embedding, of a file",
+    kUsage,
+    {"--kind", "--model"},
+    {"--noise-suppression"},
+    Features};
 
 }  // namespace earshot::cli

@@ -43,8 +43,11 @@ Status ReadGeometry(const models::ModelFile& file, int l, int in_channels, int i
   layer.in_width = in_width;
   layer.slope_q16 = (*activation)[0];
   layer.floor = (*activation)[1];
-  const auto bad = [&](const std::string& what) { return Status(file.Fail(at + "geometry: " + what)); };
-  if (g[0] < 1 || g[0] > kMaxKernel || g[1] < 1 || g[1] > kMaxKernel) return bad("kernel out of range");
+  const auto bad = [&](const std::string& what) {
+    return Status(file.Fail(at + "geometry: " + what));
+  };
+  if (g[0] < 1 || g[0] > kMaxKernel || g[1] < 1 || g[1] > kMaxKernel)
+    return bad("kernel out of range");
   if (g[2] != in_channels) {
     return bad("reads " + std::to_string(g[2]) + " channels, the layer before gives " +
                std::to_string(in_channels));
@@ -80,8 +83,8 @@ Status ReadWeights(const models::ModelFile& file, int l, EmbeddingLayer& layer) 
   for (uint32_t o = 0; o < out; ++o) {
     if ((*mult)[o] <= 0 || (*shift)[o] < 1 || (*shift)[o] > 62 ||
         std::abs(int64_t{(*bias)[o]}) >= kMaxBias) {
-      return file.Fail("layer " + std::to_string(l) + "'s bias, mult or shift out of range at channel " +
-                       std::to_string(o));
+      return file.Fail("layer " + std::to_string(l) +
+                       "'s bias, mult or shift out of range at channel " + std::to_string(o));
     }
   }
   layer.out_channels = static_cast<int>(out);
@@ -170,7 +173,8 @@ EmbeddingStream::EmbeddingStream(const SpeechEmbedding& model, bool allow_simd)
   for (const EmbeddingLayer& l : model.layers()) {
     Rows rows;
     const size_t row = static_cast<size_t>(l.in_width + 2 * l.pad_width) * l.in_channels;
-    (rows_.empty() ? rows.wide.resize(row * l.kernel_rows) : rows.narrow.resize(row * l.kernel_rows));
+    (rows_.empty() ? rows.wide.resize(row * l.kernel_rows)
+                   : rows.narrow.resize(row * l.kernel_rows));
     if (l.pool_rows > 1) rows.held.resize(static_cast<size_t>(l.out_width()) * l.out_channels);
     rows_.push_back(std::move(rows));
     window = std::max(window, static_cast<size_t>(l.window()));
@@ -192,13 +196,14 @@ void EmbeddingStream::Reset() {
 }
 
 size_t EmbeddingStream::state_bytes() const {
-  size_t bytes = window_.size() + conv_out_.size() + pooled_.size() + 4 * acc_.size() +
-                 embedding_.size();
+  size_t bytes =
+      window_.size() + conv_out_.size() + pooled_.size() + 4 * acc_.size() + embedding_.size();
   for (const Rows& r : rows_) bytes += 4 * r.wide.size() + r.narrow.size() + r.held.size();
   return bytes;
 }
 
-std::optional<std::span<const int8_t>> EmbeddingStream::Push(std::span<const int16_t> logmel_db_q8) {
+std::optional<std::span<const int8_t>> EmbeddingStream::Push(
+    std::span<const int16_t> logmel_db_q8) {
   const EmbeddingLayer& first = model_->layers().front();
   Rows& rows = rows_.front();
   const size_t row = static_cast<size_t>(first.in_width + 2 * first.pad_width);
@@ -262,7 +267,8 @@ bool EmbeddingStream::PushRow(size_t first) {
 void EmbeddingStream::ConvolveFirst(std::span<int8_t> out) {
   const EmbeddingLayer& layer = model_->layers().front();
   const Rows& rows = rows_.front();
-  const auto kt = static_cast<size_t>(layer.kernel_rows), kw = static_cast<size_t>(layer.kernel_width);
+  const auto kt = static_cast<size_t>(layer.kernel_rows),
+             kw = static_cast<size_t>(layer.kernel_width);
   const size_t row = static_cast<size_t>(layer.in_width + 2 * layer.pad_width);
   const auto c = static_cast<size_t>(layer.out_channels);
   const int64_t oldest = rows.pushed - layer.kernel_rows;
@@ -270,7 +276,8 @@ void EmbeddingStream::ConvolveFirst(std::span<int8_t> out) {
   for (size_t x = 0; x < static_cast<size_t>(layer.conv_width()); ++x) {
     std::fill_n(acc, c, 0);
     for (size_t t = 0; t < kt; ++t) {
-      const int32_t* in = rows.wide.data() + static_cast<size_t>((oldest + int64_t(t)) % int64_t(kt)) * row + x;
+      const int32_t* in =
+          rows.wide.data() + static_cast<size_t>((oldest + int64_t(t)) % int64_t(kt)) * row + x;
       for (size_t j = 0; j < kw; ++j) {
         const int32_t v = in[j];
         const int32_t* __restrict w = model_->first_weight_t().data() + (t * kw + j) * c;

@@ -159,8 +159,9 @@ def device_mel(earshot, samples):
 
 
 def graph_mel(mel_graph, samples):
-    """The float graph's log-mel (dB), framed as the front end frames it, as openWakeWord streams it: its floor at the chunk's maximum - 80 dB left out
-    (a streaming front end has no chunk; the device floors at 0 dB)."""
+    """The float graph's log-mel (dB), framed as the front end frames it, as openWakeWord streams
+    it: its floor at the chunk's maximum - 80 dB left out (a streaming front end has no chunk; the
+    device floors at 0 dB)."""
     y = np.concatenate([np.zeros(GRAPH_DELAY, np.float32), samples.astype(np.float32)])
     _, kept = mel_graph.run(y[None], keep=("onnx::ReduceMax_31",))
     return np.maximum(kept["onnx::ReduceMax_31"].reshape(-1, BANDS), 0.0)
