@@ -59,7 +59,10 @@ Result<std::unique_ptr<Converter>> Converter::Create(int input_rate, int channel
                                                      std::string_view quality,
                                                      size_t max_input_frames) {
   if (channels < 1) return Error{"invalid channel count " + std::to_string(channels)};
-  if (input_rate <= 0) return Error{"invalid sample rate " + std::to_string(input_rate)};
+  if (input_rate < kMinInputRate) {
+    return Error{"sample rate " + std::to_string(input_rate) + " Hz: below " +
+                 std::to_string(kMinInputRate) + " Hz"};
+  }
   Result<unsigned long> recipe = Recipe(quality);
   if (!recipe.ok()) return recipe.error();
 

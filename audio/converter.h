@@ -24,7 +24,10 @@ std::string BandLimitWarning(std::string_view source, int rate);
 
 class Converter {
  public:
-  // `max_input_frames`: the largest chunk Process will be given (frames per channel).
+  static constexpr int kMinInputRate = 4000;  // a quarter of kSampleRate
+  // `max_input_frames`: the largest chunk Process will be given (frames per channel). The output
+  // buffers hold what such a chunk gives: `input_rate` must be at least kMinInputRate, so that
+  // they are bounded by the chunk (at most 4 times it and the filter's delay), not by the ratio.
   // `quality`: a libsoxr recipe name (quick, low, medium, high, very_high).
   static Result<std::unique_ptr<Converter>> Create(int input_rate, int channels,
                                                    std::string_view quality,

@@ -20,8 +20,9 @@ float SampleToFloat(const uint8_t* p, int width) {
 }  // namespace
 
 Status PcmFormat::Check() const {
-  if (rate < 1 || rate > kMaxRate) {
-    return Error{"rate " + std::to_string(rate) + " Hz: expected 1 to " + std::to_string(kMaxRate)};
+  if (rate < kMinRate || rate > kMaxRate) {
+    return Error{"rate " + std::to_string(rate) + " Hz: expected " + std::to_string(kMinRate) +
+                 " to " + std::to_string(kMaxRate)};
   }
   if (width < 1 || width > 4) {
     return Error{"width " + std::to_string(width) + " bytes: expected 1, 2, 3 or 4"};

@@ -19,12 +19,15 @@
 namespace earshot::audio {
 
 struct PcmFormat {
-  int rate = 0;      // Hz, 1 .. kMaxRate
+  int rate = 0;      // Hz, kMinRate .. kMaxRate
   int width = 0;     // bytes per sample: 1 (8-bit), 2 (16-bit), 3 (24-bit) or 4 (32-bit)
   int channels = 0;  // 1 .. kMaxChannels
-  static constexpr int kMaxRate = 384000;
+  // Telephone to studio rates: a rate far below 16 kHz turns a small chunk into minutes of audio
+  // (1 Hz: 83 minutes from 5,000 bytes, issue 78).
+  static constexpr int kMinRate = 8000;
+  static constexpr int kMaxRate = 192000;
   static constexpr int kMaxChannels = 32;
-  // Ok, or what is wrong with it, with the unit: "rate 0 Hz: expected 1 to 384000".
+  // Ok, or what is wrong with it, with the unit: "rate 0 Hz: expected 8000 to 192000".
   Status Check() const;
   int frame_bytes() const { return width * channels; }
   bool operator==(const PcmFormat&) const = default;

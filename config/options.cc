@@ -202,6 +202,17 @@ constexpr std::array kOptions = {
                "Longest wait between two attempts to reopen a lost capture device"},
     OptionSpec{"daemon.watchdog", T::kBool, "true", 0, 0, "", "",
                "Send WATCHDOG=1 from the event loop when systemd asks for it (WatchdogSec=)"},
+    OptionSpec{"daemon.command_sets_per_client", T::kInt, "16", 1, 256, "", "sets",
+               "Command sets one bus connection may register (RegisterCommands); more are "
+               "refused with io.earshot.Error.LimitExceeded"},
+    OptionSpec{"daemon.command_sets_max", T::kInt, "256", 1, 400, "", "sets",
+               "Command sets registered by all apps together; more are refused with "
+               "io.earshot.Error.LimitExceeded (each connection with sets costs the daemon one of "
+               "the 512 match rules the system bus allows it)"},
+    OptionSpec{"daemon.command_words_max", T::kInt, "20000", 1, 1000000, "", "words",
+               "Words in the templates and slot values of all registered command sets together "
+               "(what a compile costs grows with it); a set that would pass it is refused with "
+               "io.earshot.Error.LimitExceeded"},
 };
 
 }  // namespace

@@ -134,6 +134,9 @@ int MethodRegisterCommands(sd_bus_message* m, void* userdata, sd_bus_error* erro
   r = ManagerOf(userdata).RegisterCommands(m, name, text, &why);
   if (r == -EINVAL) return sd_bus_error_set(error, kErrorBadCommandSet, why.c_str());
   if (r == -EEXIST) return sd_bus_error_set(error, kErrorNameTaken, why.c_str());
+  if (r == -EDQUOT || r == -ENOSPC) {
+    return sd_bus_error_set(error, kErrorLimitExceeded, why.c_str());
+  }
   if (r < 0) return sd_bus_error_set_errnof(error, r, "%s", why.c_str());
   return 1;
 }

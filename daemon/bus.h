@@ -27,6 +27,7 @@ inline constexpr const char* kErrorBadCommandSet = "io.earshot.Error.BadCommandS
 inline constexpr const char* kErrorNameTaken = "io.earshot.Error.NameTaken";
 inline constexpr const char* kErrorNotFound = "io.earshot.Error.NotFound";
 inline constexpr const char* kErrorNotOwner = "io.earshot.Error.NotOwner";
+inline constexpr const char* kErrorLimitExceeded = "io.earshot.Error.LimitExceeded";
 
 // Connects to the system or session bus; negative errno.
 int BusOpen(const std::string& which, sd_bus** bus);

@@ -88,7 +88,8 @@ Manager::~Manager() {
   loader_.reset();   // joins a load in progress
   sensors_.reset();  // no sample is signalled after this
   sources_.clear();
-  app_sets_.clear();  // their tracks and calls hold the bus
+  app_sets_.clear();  // their calls and tracks hold the bus
+  owner_tracks_.clear();
   bus_.reset();
   event_.reset();
   if (worker_fd_ >= 0) close(worker_fd_);
@@ -218,7 +219,10 @@ Status Manager::SetUpBus() {
   r = BusRegister(this, bus);
   if (r < 0)
     return Errno(std::string("cannot publish ") + kBusName + " on the " + options_.bus + " bus", r);
-  r = sd_bus_attach_event(bus, event_.get(), SD_EVENT_PRIORITY_NORMAL);
+  // A daemon off the bus serves nobody: when the bus closes its connection (the bus restarted, a
+  // limit of the bus passed), the loop ends with status 1 and systemd's Restart= brings it back.
+  r = sd_bus_set_exit_on_disconnect(bus, 1);
+  if (r >= 0) r = sd_bus_attach_event(bus, event_.get(), SD_EVENT_PRIORITY_NORMAL);
   if (r < 0) return Errno("cannot attach the bus to the loop", r);
   return OkStatus();
 }
@@ -257,6 +261,10 @@ int Manager::Run() {
   int r = sd_event_loop(event_.get());
   if (r < 0) {
     Log(LOG_ERR, "event loop failed: %s", strerror(-r));
+    return 1;
+  }
+  if (bus_ && sd_bus_is_open(bus_.get()) <= 0 && !stopping_) {
+    Log(LOG_ERR, "the %s bus closed the connection: exiting", options_.bus.c_str());
     return 1;
   }
   return r;

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -132,8 +133,10 @@ class Manager : private statemachine::GovernorHost {
   DaemonStats stats() const;
   sd_bus* bus() const { return bus_.get(); }
   // Command sets (commands.cc). RegisterCommands answers `call` itself once the set is compiled
-  // (0), or fails at once with the reason in `why`: -EINVAL (does not parse), -EEXIST (a set of
-  // that name is registered).
+  // (0), or fails at once with the reason in `why`: -EINVAL (does not parse, or passes a set's
+  // limits), -EEXIST (a set of that name is registered), -EDQUOT (the caller's connection has
+  // daemon.command_sets_per_client sets), -ENOSPC (daemon.command_sets_max sets, or the sets'
+  // words would pass daemon.command_words_max).
   int RegisterCommands(sd_bus_message* call, const std::string& name, const std::string& text,
                        std::string* why);
   // -ENOENT: no such handle; -EPERM: `sender` did not register it.
@@ -155,18 +158,26 @@ class Manager : private statemachine::GovernorHost {
     std::string handle;  // its object path
     std::string owner;   // the caller's unique bus name
     stt::CommandSet set;
-    sd_bus_track* track = nullptr;
     sd_bus_message* call = nullptr;
-    bool gone = false;  // its owner left while it compiled
+    bool gone = false;   // its owner left (or unregistered it) while it compiled
+    bool alone = false;  // compiled with others, the load failed: compiled alone next
     AppCommandSet() = default;
     AppCommandSet(const AppCommandSet&) = delete;
     AppCommandSet& operator=(const AppCommandSet&) = delete;
     ~AppCommandSet();
   };
+  struct TrackDeleter {
+    void operator()(sd_bus_track* track) const { sd_bus_track_unref(track); }
+  };
+  using TrackPtr = std::unique_ptr<sd_bus_track, TrackDeleter>;
+  using AppSets = std::map<uint64_t, std::unique_ptr<AppCommandSet>>;
   static int OnCommandsOwnerGone(sd_bus_track* track, void* userdata);
-  std::pair<std::vector<stt::CommandSet>, std::string> AppSetsFor(uint64_t registering);
-  bool FinishRegistration(const Result<statemachine::PipelineModels>& models,
-                          uint64_t registering);
+  int CheckCommandLimits(const std::string& owner, size_t words, std::string* why) const;
+  int TrackOwner(sd_bus_message* call, const std::string& owner);
+  bool command_set_named(const std::string& name) const;
+  void DropCommandSet(AppSets::iterator it);
+  std::pair<std::vector<stt::CommandSet>, std::string> AppSetsFor() const;
+  void FinishRegistrations(const Result<statemachine::PipelineModels>& models);
   static Result<std::shared_ptr<statemachine::ModelLibrary>> MakeLibrary(
       const config::Config& config);
   Result<statemachine::PipelineModels> SetUpGovernor();
@@ -219,8 +230,10 @@ class Manager : private statemachine::GovernorHost {
   // The keywords of the models last handed to the pipeline, and their sensitivities.
   std::shared_ptr<const kws::KeywordSet> keywords_;
   std::vector<double> sensitivities_;
-  std::map<uint64_t, std::unique_ptr<AppCommandSet>> app_sets_;  // by id
+  AppSets app_sets_;  // by id
   uint64_t last_app_set_id_ = 0;
+  std::map<std::string, TrackPtr> owner_tracks_;  // by the owner's unique name: one each
+  std::set<uint64_t> compiling_;  // the sets the load under way registers
 
   double last_event_t_ = 0;  // of the newest event published
   statemachine::State state_ = statemachine::State::kIdle;

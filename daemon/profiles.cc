@@ -209,7 +209,7 @@ void Manager::Loaded(Result<statemachine::PipelineModels> models,
   const bool reload = load.kind == Kind::kReload;
   const char* stage = reload ? "reload" : load.kind == Kind::kCommands ? "commands" : "governor";
   // A registration's error is its caller's, not an event.
-  if (load.registering != 0) (void)FinishRegistration(models, load.registering);
+  if (load.registering != 0) FinishRegistrations(models);
   if (!models.ok()) {
     const std::string message = models.error().message + " (keeping the current models)";
     if (load.registering == 0) {
@@ -229,5 +229,6 @@ void Manager::Loaded(Result<statemachine::PipelineModels> models,
     queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
   }
 }
+
 
 }  // namespace earshot::daemon

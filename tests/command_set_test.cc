@@ -114,7 +114,7 @@ TEST(CommandSet, OneWordSentencesOnlyWhenEverySentenceIsOneWord) {
   EXPECT_TRUE(Grammar().OneWordSentences().empty());
 }
 
-void ExpectError(const char* text, const std::string& expected) {
+void ExpectError(const std::string& text, const std::string& expected) {
   Result<CommandSet> set = ParseCommandSet("bad", text, "bad.commands");
   ASSERT_FALSE(set.ok()) << text;
   EXPECT_NE(set.error().message.find(expected), std::string::npos) << set.error().message;
@@ -131,6 +131,40 @@ TEST(CommandSet, ErrorsNameTheLineAndTheCause) {
   ExpectError("lights on\n", "bad.commands:1: expected 'set NAME'");
   ExpectError("slot d = a | | b\nintent a\n  {d}\n", "bad.commands:1: slot d: an empty value");
   ExpectError("# nothing\n", "bad.commands: no intents");
+}
+
+// Issue 78: what one set may hold is bounded before anything compiles or recurses; the error
+// names the line. A template nested 10,000 deep overflowed the parser's stack (SIGSEGV).
+TEST(CommandSet, LimitsRefuseWithTheLine) {
+  const std::string deep = std::string(10000, '(') + "yes" + std::string(10000, ')');
+  ExpectError("intent a\n  x\n  " + deep + "\n", "bad.commands:3: groups nested deeper than 16");
+  const std::string sixteen = std::string(16, '[') + "yes" + std::string(16, ']');
+  EXPECT_TRUE(ParseCommandSet("ok", "intent a\n  " + sixteen + "\n", "ok.commands").ok());
+  std::string long_sentence;
+  for (int i = 0; i < 65; ++i) long_sentence += " on";
+  ExpectError("intent a\n  x\n  " + long_sentence + "\n", "bad.commands:3: a sentence of over 64");
+  std::string many;  // 2^17 sentences, 34 words
+  for (int i = 0; i < 17; ++i) many += " (on | off)";
+  ExpectError("intent a\n" + many + "\n", "bad.commands:2: says over 100000 sentences");
+  std::string huge = "intent a\n ";  // the audit's 900 KB file: 300k words, cut short
+  for (int i = 0; i < 300000; ++i) huge += " on";
+  ExpectError(huge, "bad.commands:2: over 20000 words and groups");
+  std::string wide = "intent a\n";  // 10,001 templates
+  for (int i = 0; i < 10001; ++i) wide += "  w" + std::to_string(i) + "\n";
+  ExpectError(wide, "bad.commands: over 10000 templates");
+}
+
+// A name is at most 64 bytes; a long one is cut in the message, never copied whole.
+TEST(CommandSet, LimitsNames) {
+  const std::string name(1 << 20, 'n');
+  Result<CommandSet> set = ParseCommandSet(name, "intent a\n  x\n", "src");
+  ASSERT_FALSE(set.ok());
+  EXPECT_NE(set.error().message.find("over 64 bytes"), std::string::npos) << set.error().message;
+  EXPECT_LT(set.error().message.size(), 200u);
+  EXPECT_TRUE(ParseCommandSet(std::string(64, 'n'), "intent a\n  x\n", "src").ok());
+  ExpectError("intent " + std::string(65, 'i') + "\n  x\n", "bad.commands:1: '" +
+              std::string(64, 'i') + "...' is not an intent name: over 64 bytes");
+  EXPECT_FALSE(CheckName("", "a set name").ok());
 }
 
 TEST(EspeakPronounce, MapsEspeakPhonemesToTheModelsPhones) {

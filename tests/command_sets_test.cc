@@ -121,7 +121,11 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
 }
 
 TEST(CommandSets, AWordOutsideTheDictionaryGetsEspeakNgsPronunciation) {
-  const std::string set = testing_util::TestTempPath("set.commands");
+  // The set is named after its file: a folder of the test's own, the file's name short (a set's
+  // name is at most 64 bytes).
+  const std::string dir = testing_util::TestTempPath("sets");
+  std::filesystem::create_directories(dir);
+  const std::string set = dir + "/call.commands";
   std::ofstream(set) << "intent call\n  call earshot\n";
   auto model = LoadWith("stt.commands", set);
   ASSERT_TRUE(model.ok()) << model.error().message;

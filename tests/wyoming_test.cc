@@ -192,5 +192,21 @@ TEST(PcmStream, ImpossibleFormatsAreRefusedWithTheirUnits) {
             std::string::npos);
 }
 
+// Issue 78: audio-start at 1 Hz made the converter allocate 2048 x 16000 frames (190 MB a
+// header). Rates are telephone to studio, and the converter's buffers follow the chunk.
+TEST(PcmStream, RatesAreTelephoneToStudio) {
+  for (int rate : {1, 4000, 7999, 192001, 384000}) {
+    auto stream = audio::PcmStream::Create({rate, 2, 1}, "high");
+    ASSERT_FALSE(stream.ok()) << rate;
+    EXPECT_NE(stream.error().message.find("expected 8000 to 192000"), std::string::npos)
+        << stream.error().message;
+  }
+  for (int rate : {8000, 11025, 192000}) {
+    EXPECT_TRUE(audio::PcmStream::Create({rate, 2, 1}, "high").ok()) << rate;
+  }
+  EXPECT_FALSE(audio::Converter::Create(3999, 1, "high", 2048).ok());
+  EXPECT_TRUE(audio::Converter::Create(4000, 1, "high", 2048).ok());
+}
+
 }  // namespace
 }  // namespace earshot::wyoming

@@ -12,7 +12,9 @@ using namespace earshot;
 
 constexpr std::string_view kUsage =
     "usage: earshot-wyoming [--config F] [--set SECTION.KEY=VALUE]... [--uri URI]\n"
-    "                       [--decoders N] [--max-connections N] [--print-config] [--version]\n"
+    "                       [--decoders N] [--max-connections N] [--max-per-address N]\n"
+    "                       [--header-timeout-ms MS] [--idle-timeout-ms MS] [--print-config]\n"
+    "                       [--version]\n"
     "\n"
     "Serves earshot's wake words, VAD and speech-to-text over the Wyoming protocol (Home\n"
     "Assistant's Wyoming integration, wyoming-satellite): describe -> info; detect, audio-start,\n"
@@ -25,7 +27,13 @@ constexpr std::string_view kUsage =
     "                        (default tcp://127.0.0.1:10400; tcp://0.0.0.0:10400 for the network)\n"
     "  --decoders N          speech-to-text decoders per model, 1 to 16 (default 2): transcribe\n"
     "                        requests beyond N at once wait their turn\n"
-    "  --max-connections N   1 to 1024 (default 32); more are closed at once\n"
+    "  --max-connections N   1 to 1024 (default 32) at once; when full, a new client takes\n"
+    "                        the place of the one idle longest (1 s or more), else is closed\n"
+    "  --max-per-address N   1 to 1024 (default 16) at once from one IP address, likewise\n"
+    "  --header-timeout-ms MS  an event begun must be whole within MS, 1000 to 600000\n"
+    "                        (default 10000); else an error event and the end\n"
+    "  --idle-timeout-ms MS  the longest a client may send no event, 1000 to 86400000\n"
+    "                        (default 300000); likewise\n"
     "  --print-config        print the effective configuration as TOML and exit\n"
     "  --version             print the version and exit\n"
     "\n"
@@ -37,7 +45,8 @@ int Run(const cli::Args& args);
 const cli::Command kCommand = {"earshot-wyoming",
                                "Wyoming protocol server",
                                kUsage,
-                               {"--uri", "--decoders", "--max-connections"},
+                               {"--uri", "--decoders", "--max-connections", "--max-per-address",
+                                "--header-timeout-ms", "--idle-timeout-ms"},
                                {"--version"},
                                Run};
 
@@ -65,11 +74,21 @@ int Run(const cli::Args& args) {
     return cli::kExitUsage;
   }
   Result<int> decoders = IntOption(args, "--decoders", 2, 1, 16);
-  Result<int> max_connections = IntOption(args, "--max-connections", 32, 1, 1024);
+  const wyoming::ServerOptions defaults;
+  Result<int> max_connections =
+      IntOption(args, "--max-connections", defaults.max_connections, 1, 1024);
+  Result<int> per_address = IntOption(args, "--max-per-address", defaults.max_per_address, 1, 1024);
+  Result<int> header_ms =
+      IntOption(args, "--header-timeout-ms", defaults.header_timeout_ms, 1000, 600000);
+  Result<int> idle_ms = IntOption(args, "--idle-timeout-ms", defaults.idle_timeout_ms, 1000,
+                                  86400000);
   Result<wyoming::ListenUri> uri =
       wyoming::ListenUri::Parse(args.Option("--uri", "tcp://127.0.0.1:10400"));
   for (const Error* e : {decoders.ok() ? nullptr : &decoders.error(),
                          max_connections.ok() ? nullptr : &max_connections.error(),
+                         per_address.ok() ? nullptr : &per_address.error(),
+                         header_ms.ok() ? nullptr : &header_ms.error(),
+                         idle_ms.ok() ? nullptr : &idle_ms.error(),
                          uri.ok() ? nullptr : &uri.error()}) {
     if (e == nullptr) continue;
     PrintError(e->message);
@@ -89,6 +108,9 @@ int Run(const cli::Args& args) {
   }
   wyoming::ServerOptions options;
   options.max_connections = *max_connections;
+  options.max_per_address = *per_address;
+  options.header_timeout_ms = *header_ms;
+  options.idle_timeout_ms = *idle_ms;
   auto server = wyoming::Server::Create(*uri, service->get(), options);
   if (!server.ok()) {
     PrintError(server.error().message);

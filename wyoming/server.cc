@@ -9,7 +9,9 @@
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstring>
@@ -20,16 +22,24 @@
 namespace earshot::wyoming {
 namespace {
 
-std::string PeerName(const sockaddr_storage& addr, socklen_t len, int64_t number) {
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The peer's "HOST:PORT" (or "client N" for a unix socket) and its HOST alone ("" for unix).
+std::pair<std::string, std::string> PeerName(const sockaddr_storage& addr, socklen_t len,
+                                             int64_t number) {
   if (addr.ss_family != AF_INET && addr.ss_family != AF_INET6) {
-    return "client " + std::to_string(number);
+    return {"client " + std::to_string(number), ""};
   }
   char host[NI_MAXHOST], port[NI_MAXSERV];
   if (getnameinfo(reinterpret_cast<const sockaddr*>(&addr), len, host, sizeof(host), port,
                   sizeof(port), NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
-    return "client " + std::to_string(number);
+    return {"client " + std::to_string(number), ""};
   }
-  return std::string(host) + ":" + port;
+  return {std::string(host) + ":" + port, host};
 }
 
 // Writes all of `bytes`; false when the socket fails or the send timeout passes.
@@ -102,8 +112,8 @@ int Server::Run() {
     }
     if (watchdog) sd_notify(0, "WATCHDOG=1");
     if (n > 0 && (fds[1].revents & POLLIN)) break;
+    Reap(/*all=*/false);  // before Accept: a slot freed since the last turn is free for it
     if (n > 0 && (fds[0].revents & POLLIN)) Accept();
-    Reap(/*all=*/false);
   }
   sd_notify(0, "STOPPING=1");
   Log("stopping");
@@ -120,10 +130,9 @@ void Server::Accept() {
     if (errno != EAGAIN && errno != EINTR) Log(std::string("accept: ") + std::strerror(errno));
     return;
   }
-  const std::string peer = PeerName(addr, len, ++accepted_);
+  const auto [peer, address] = PeerName(addr, len, ++accepted_);
   std::lock_guard lock(mutex_);
-  if (static_cast<int>(connections_.size()) >= options_.max_connections) {
-    Log(peer + ": refused, " + std::to_string(connections_.size()) + " connections already");
+  if (!MakeRoom(address, peer)) {
     close(fd);
     return;
   }
@@ -142,7 +151,50 @@ void Server::Accept() {
   Connection& c = connections_.emplace_back();
   c.fd = fd;
   c.peer = peer;
+  c.address = address;
+  c.last_event_ms = NowMs();
   c.thread = std::thread(&Server::Serve, this, &c);
+}
+
+// Room for a connection from `address` (under mutex_): there is, or the connection idle longest
+// (of that address when it holds its share, else of all) has been idle long enough and is shut
+// down for it; false when the new one is refused. Both are logged.
+bool Server::MakeRoom(const std::string& address, const std::string& peer) {
+  int total = 0, same = 0;
+  Connection *idlest = nullptr, *idlest_same = nullptr;
+  for (Connection& c : connections_) {
+    if (c.done || c.evicted) continue;
+    ++total;
+    const bool same_address = !address.empty() && c.address == address;
+    same += same_address ? 1 : 0;
+    if (c.handling) continue;  // never a victim
+    if (idlest == nullptr || c.last_event_ms < idlest->last_event_ms) idlest = &c;
+    if (same_address && (idlest_same == nullptr || c.last_event_ms < idlest_same->last_event_ms)) {
+      idlest_same = &c;
+    }
+  }
+  Connection* victim = nullptr;
+  std::string full;
+  if (!address.empty() && same >= options_.max_per_address) {
+    victim = idlest_same;
+    full = std::to_string(same) + " connections from " + address;
+  } else if (total >= options_.max_connections) {
+    victim = idlest;
+    full = std::to_string(total) + " connections";
+  } else {
+    return true;
+  }
+  const int64_t idle_ms = victim != nullptr ? NowMs() - victim->last_event_ms : 0;
+  if (victim == nullptr || idle_ms < options_.evict_idle_ms) {
+    Log(peer + ": refused, " + full + " already, each with an event in the last " +
+        std::to_string(options_.evict_idle_ms) + " ms");
+    return false;
+  }
+  Log(victim->peer + ": closed to make room for " + peer + " (" + full + "; no event for " +
+      std::to_string(idle_ms) + " ms)");
+  victim->evicted = true;
+  shutdown(victim->fd, SHUT_RDWR);  // its thread's recv returns
+  return true;
 }
 
 void Server::Reap(bool all) {
@@ -159,6 +211,30 @@ void Server::Reap(bool all) {
   for (Connection& c : finished) c.thread.join();
 }
 
+ssize_t Server::Receive(Connection* c, std::vector<char>& buffer, int64_t event_begun_ms,
+                        std::string* why) {
+  const bool in_event = event_begun_ms >= 0;
+  const int64_t deadline = in_event ? event_begun_ms + options_.header_timeout_ms
+                                    : c->last_event_ms + options_.idle_timeout_ms;
+  for (;;) {
+    const int64_t left = deadline - NowMs();
+    if (left <= 0) {
+      *why = in_event ? "an event begun " + std::to_string(options_.header_timeout_ms) +
+                            " ms ago is not whole (header timeout)"
+                      : "no event for " + std::to_string(options_.idle_timeout_ms) +
+                            " ms (idle timeout)";
+      return 0;
+    }
+    pollfd p{c->fd, POLLIN, 0};
+    const int n = poll(&p, 1, static_cast<int>(std::min<int64_t>(left, 60000)));
+    if (n < 0 && errno != EINTR) return -1;
+    if (n <= 0) continue;
+    const ssize_t got = recv(c->fd, buffer.data(), buffer.size(), 0);
+    if (got < 0 && errno == EINTR) continue;
+    return got;
+  }
+}
+
 void Server::Serve(Connection* c) {
   const std::string& peer = c->peer;
   auto log = [&peer](const std::string& line) { Log(peer + ": " + line); };
@@ -167,12 +243,22 @@ void Server::Serve(Connection* c) {
   EventReader reader(options_.limits);
   std::string why = "closed by the client";
   std::vector<char> buffer(64 * 1024);
-  bool open = true;
-  while (open) {
-    const ssize_t n = recv(c->fd, buffer.data(), buffer.size(), 0);
-    if (n < 0 && errno == EINTR) continue;
+  int64_t event_begun_ms = -1;  // when the event in progress began; -1 between events
+  auto fail = [&](const std::string& text, const char* code) {
+    SendAll(c->fd, Encode({"error", {{"text", text}, {"code", code}}, {}}));
+    why = text;
+    Linger(c->fd);
+  };
+  for (bool open = true; open;) {
+    std::string timeout;
+    const ssize_t n = Receive(c, buffer, event_begun_ms, &timeout);
+    if (!timeout.empty()) {
+      fail(timeout, "timeout");
+      break;
+    }
     if (n <= 0) {
       if (n < 0) why = std::string("read: ") + std::strerror(errno);
+      if (c->evicted) why = "closed to make room for a new client (idle while the server was full)";
       if (!reader.idle()) why += ", in the middle of an event";
       break;
     }
@@ -181,20 +267,26 @@ void Server::Serve(Connection* c) {
       std::optional<Event> event;
       Result<size_t> used = reader.Feed(rest, &event);
       if (!used.ok()) {
-        SendAll(c->fd,
-                Encode({"error", {{"text", used.error().message}, {"code", "bad-event"}}, {}}));
-        why = used.error().message;
+        fail(used.error().message, "bad-event");
         open = false;
-        Linger(c->fd);
         break;
       }
       rest.remove_prefix(*used);
       if (!event) continue;
-      if (Status s = session.Handle(*event); !s.ok()) {
-        why = s.error().message;
+      c->handling = true;  // a transcription decoding is not idle
+      const Status handled = session.Handle(*event);
+      c->last_event_ms = NowMs();
+      c->handling = false;
+      if (!handled.ok()) {
+        why = handled.error().message;
         open = false;
         Linger(c->fd);
       }
+    }
+    if (reader.idle()) {
+      event_begun_ms = -1;
+    } else if (event_begun_ms < 0) {
+      event_begun_ms = NowMs();
     }
   }
   log("connection ended: " + why);

@@ -14,6 +14,8 @@
 // word or character that is wrong.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <string_view>
@@ -57,7 +59,23 @@ struct CommandSet {
   std::string source;  // the file (or "RegisterCommands NAME") errors name
   std::vector<Intent> intents;
   std::map<std::string, SlotList> slots;
+  size_t grammar_words = 0;  // words written in its templates and slot values: its grammar's size
 };
+
+// What one set may hold (docs/commands.md, "Limits"): far above what people type, and low enough
+// that a set costs little to compile and to match (a 1 MiB template of 350k words took 2 GB and
+// minutes; a template nested 10,000 deep overflowed the parser's stack: issue 78). Each is
+// checked as the set is parsed, before anything compiles, and its error names the line.
+inline constexpr size_t kMaxNameBytes = 64;          // a set's, an intent's, a slot's name
+inline constexpr int kMaxTemplateDepth = 16;         // (...) and [...] nested in one template
+inline constexpr size_t kMaxSentenceWords = 64;      // the longest sentence a template says
+inline constexpr uint64_t kMaxTemplateSentences = 100000;  // sentences one template says
+inline constexpr size_t kMaxSetTemplates = 10000;    // templates in a set
+inline constexpr size_t kMaxSetGrammarWords = 20000;  // words in a set's templates and slots
+
+// Ok, or why `name` is not a set, intent or slot name: 1 to kMaxNameBytes letters, digits, '_' and
+// '-' (a long name is cut in the message).
+Status CheckName(std::string_view name, std::string_view what);
 
 // A set's name (`set NAME` overrides it) and text; `source` prefixes every error ("lights.commands:
 // 4: ..."). Words are lower-cased; a name is letters, digits, '_' and '-'.

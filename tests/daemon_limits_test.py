@@ -1,0 +1,206 @@
+#!/usr/bin/python3
+"""earshotd's limits on command sets (issue 78), on a private bus that allows each connection 40
+match rules (the system bus: 512), its audio a recording of silence played in real time:
+
+- a set name of 100 KB, or of 65 bytes, is refused (BadCommandSet), the message short; a 900 KB
+  template (300k words) is refused before it compiles, naming its line;
+- one connection's 12 registrations sent at once compile together (a few loads, not 12), and its
+  13th is refused with LimitExceeded (daemon.command_sets_per_client=12);
+- 5 connections x 12 sets (60 sets: one match rule each took the daemon off such a bus) are all
+  registered, the daemon stays on the bus and answers GetStats; the 63rd set in all is refused with
+  LimitExceeded (daemon.command_sets_max=62);
+- when the bus goes away, earshotd exits with status 1 (systemd's Restart= then brings it back),
+  instead of running on, off the bus.
+
+Usage: daemon_limits_test.py EARSHOTD
+"""
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from gi.repository import Gio, GLib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from daemon_lib import NAME, OBJECT, PATH_IFACE, TIMEOUT, Lines, check, stop  # noqa: E402
+import daemon_lib  # noqa: E402
+
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <listen>unix:dir={tmp}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+  <limit name="max_match_rules_per_connection">40</limit>
+</busconfig>
+"""
+LIMITED = "io.earshot.Error.LimitExceeded"
+BAD = "io.earshot.Error.BadCommandSet"
+
+
+def lights(name):
+    return f"set {name}\nintent light\n  (turn | switch) (on | off){{state}} [the] lamp\n"
+
+
+def connect(address):
+    flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+    return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+
+
+def call(conn, method, signature=None, args=None, timeout=TIMEOUT):
+    """(result, None) or (None, (error name, message))."""
+    try:
+        reply = conn.call_sync(NAME, OBJECT, PATH_IFACE, method,
+                               GLib.Variant(signature, args) if signature else None, None,
+                               Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
+        return reply.unpack(), None
+    except GLib.Error as e:
+        return None, (Gio.DBusError.get_remote_error(e), e.message)
+
+
+def register_at_once(conn, names):
+    """RegisterCommands for each name, all sent before any reply; the replies by name."""
+    replies = {}
+    loop = GLib.MainLoop()
+
+    def done(source, result, name):
+        try:
+            replies[name] = (source.call_finish(result).unpack(), None)
+        except GLib.Error as e:
+            replies[name] = (None, (Gio.DBusError.get_remote_error(e), e.message))
+        if len(replies) == len(names):
+            loop.quit()
+    for name in names:
+        conn.call(NAME, OBJECT, PATH_IFACE, "RegisterCommands",
+                  GLib.Variant("(ss)", (name, lights(name))), None, Gio.DBusCallFlags.NONE,
+                  int(TIMEOUT * 1000), None, done, name)
+    GLib.timeout_add(int(TIMEOUT * 1000), loop.quit)
+    loop.run()
+    return replies
+
+
+def loads(log):
+    """The loads the daemon has logged so far."""
+    time.sleep(0.5)  # the log's last lines on their way
+    while not log.queue.empty():
+        line = log.queue.get_nowait()
+        if line is None:
+            log.queue.put(None)
+            break
+        log.seen.append(line)
+    return sum(1 for line in log.seen if "models loaded" in line)
+
+
+def refusals(address):
+    """Long names and a template too big are refused before anything compiles."""
+    app = connect(address)
+    for name, why in (("n" * 100000, "over 64 bytes"), ("n" * 65, "over 64 bytes")):
+        _, error = call(app, "RegisterCommands", "(ss)", (name, "intent a\n  yes\n"))
+        check(f"a {len(name)}-byte name: BadCommandSet", error and error[0] == BAD and
+              why in error[1] and len(error[1]) < 300, str(error)[:300])
+    huge = "intent a\n " + " on" * 300000 + "\n"
+    began = time.monotonic()
+    _, error = call(app, "RegisterCommands", "(ss)", ("huge", huge), timeout=60)
+    check("a 900 KB template: BadCommandSet naming its line", error and error[0] == BAD and
+          "RegisterCommands huge:2: over 20000 words" in error[1], str(error)[:300])
+    print(f"the 900 KB template refused in {time.monotonic() - began:.2f} s", flush=True)
+    app.close_sync(None)
+
+
+def one_connection(address, log):
+    """12 registrations at once: compiled together; the 13th over the connection's cap."""
+    app = connect(address)
+    before = loads(log)
+    replies = register_at_once(app, [f"one{i}" for i in range(12)])
+    check("12 registrations at once: all registered",
+          len(replies) == 12 and all(e is None for _, e in replies.values()), str(replies)[:500])
+    compiles = loads(log) - before
+    print(f"12 registrations at once: {compiles} loads", flush=True)
+    check("12 registrations at once compile together", 1 <= compiles <= 4, str(compiles))
+    _, error = call(app, "RegisterCommands", "(ss)", ("one12", lights("one12")))
+    check("the 13th of a connection: LimitExceeded", error and error[0] == LIMITED, str(error))
+    app.close_sync(None)
+
+
+def many_connections(address):
+    """5 connections x 12 sets on a bus of 40 match rules per connection."""
+    apps = [connect(address) for _ in range(5)]
+    errors = []
+
+    def register(k):
+        for i in range(12):
+            _, error = call(apps[k], "RegisterCommands", "(ss)", (f"a{k}x{i}", lights(f"a{k}x{i}")))
+            if error:
+                errors.append(error)
+    threads = [threading.Thread(target=register, args=(k,)) for k in range(5)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    check("5 connections x 12 sets registered", not errors, str(errors[:3]))
+    probe = connect(address)
+    stats, error = call(probe, "GetStats", timeout=10)
+    check("the daemon is on the bus and answers GetStats", error is None, str(error))
+    sets, error = call(probe, "RegisterCommands", "(ss)", ("x1", lights("x1")))
+    check("the 61st set is registered", error is None, str(error))
+    _, error = call(probe, "RegisterCommands", "(ss)", ("x2", lights("x2")))
+    check("the 62nd set is registered", error is None, str(error))
+    _, error = call(probe, "RegisterCommands", "(ss)", ("x3", lights("x3")))
+    check("the 63rd set in all: LimitExceeded", error and error[0] == LIMITED, str(error))
+    return apps + [probe]
+
+
+def main(argv):
+    earshotd = argv[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        config = os.path.join(tmp, "bus.conf")
+        with open(config, "w") as f:
+            f.write(BUS_CONFIG.format(tmp=tmp))
+        bus = subprocess.Popen(["dbus-daemon", "--config-file", config, "--nofork",
+                                "--print-address=1"], stdout=subprocess.PIPE, text=True)
+        address = bus.stdout.readline().strip()
+        silence = os.path.join(tmp, "silence.wav")
+        subprocess.run(["sox", "-n", "-r", "16000", "-b", "16", "-c", "1", silence, "trim", "0",
+                        "600"], check=True)
+        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address)
+        daemon = subprocess.Popen([earshotd, "--bus", "session", "--input", "wav:" + silence,
+                                   "--set", "daemon.command_sets_per_client=12",
+                                   "--set", "daemon.command_sets_max=62"],
+                                  env=env, stderr=subprocess.PIPE, text=True)
+        log = Lines(daemon.stderr)
+        try:
+            check("earshotd ready", log.expect(lambda l: "ready:" in l) is not None)
+            refusals(address)
+            one_connection(address, log)
+            apps = many_connections(address)
+            bus.send_signal(signal.SIGTERM)  # the bus goes away
+            bus.wait(TIMEOUT)
+            try:
+                status = daemon.wait(TIMEOUT)
+            except subprocess.TimeoutExpired:
+                status = None
+            check("earshotd exits with status 1 when the bus goes", status == 1, str(status))
+            check("and says why", log.expect(lambda l: re.search("bus closed the connection", l),
+                                             timeout=5) is not None)
+            del apps
+        finally:
+            stop(daemon)
+            stop(bus)
+            if daemon_lib.failed:
+                print("\n".join(log.seen[-30:]))
+    print(f"daemon_limits_test: {daemon_lib.passed} passed, {daemon_lib.failed} failed")
+    return 1 if daemon_lib.failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
