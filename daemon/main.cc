@@ -1,5 +1,6 @@
 // earshotd: the earshot service (DESIGN.md). Everything is the Manager's; main only exits.
 #include <cstdio>
+#include <cstdlib>
 
 #include "daemon/args.h"
 #include "daemon/manager.h"
@@ -19,5 +20,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "earshotd: %s\n", manager.error().message.c_str());
     return 1;
   }
-  return (*manager)->Run();
+  const int status = (*manager)->Run();
+  manager->reset();
+  if (earshot::daemon::LoadAbandoned()) {
+    // A model load still runs on its thread: exit without the static destructors it may use.
+    std::fflush(nullptr);
+    std::_Exit(status);
+  }
+  return status;
 }

@@ -85,7 +85,7 @@ Manager::~Manager() {
   input_.reset();
   worker_.reset();  // closes the queue, joins the thread
   driver_.reset();
-  loader_.reset();   // joins a load in progress
+  loader_.reset();   // joins a load done; one under way runs on, detached (LoadAbandoned)
   sensors_.reset();  // no sample is signalled after this
   sources_.clear();
   app_sets_.clear();  // their calls and tracks hold the bus

@@ -67,6 +67,11 @@ struct DaemonOptions {
 // --input as daemon.input and --sysfs-root (which must be a directory) as governor.sysfs_root.
 Result<config::Config> EffectiveConfig(const DaemonOptions& options);
 
+// True once a Manager was destroyed with a model load (a command set's compile) still running on
+// its thread, left to run on so that SIGTERM is served at once: the process must then end with
+// _Exit, without static destructors under that thread.
+bool LoadAbandoned();
+
 // A keyword as D-Bus lists it (property Keywords).
 struct KeywordState {
   std::string name;

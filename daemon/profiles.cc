@@ -1,8 +1,10 @@
 // The Manager's profiles (manager.h): the governor's driver fed from an sd-event timer and D-Bus
 // SetProfile, its model loads (a profile's, a reload's) on the loader thread, swapped in by the
 // pipeline at its next idle moment; the keywords of those models and their sensitivities.
+#include <fcntl.h>
 #include <malloc.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -26,42 +28,68 @@ int64_t MonotonicMs() {
   return static_cast<int64_t>(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
+std::atomic<bool> load_abandoned{false};
+
+// What a load's thread shares with its loader, which may be gone (SIGTERM) before the load is
+// done: the result, its flag, and a duplicate of the loop's eventfd (the loop's own is closed).
+struct LoadSlot {
+  explicit LoadSlot(int fd) : done_fd(fcntl(fd, F_DUPFD_CLOEXEC, 0)) {}
+  ~LoadSlot() {
+    if (done_fd >= 0) close(done_fd);
+  }
+  LoadSlot(const LoadSlot&) = delete;
+  LoadSlot& operator=(const LoadSlot&) = delete;
+  int done_fd;
+  std::atomic<bool> done{false};
+  std::optional<Result<statemachine::PipelineModels>> result;
+};
+
 // Loads on a thread of its own, one load at a time, and signals `done_fd` (an eventfd the loop
-// watches) when it is done. The thread writes the result before `done_` and its signal, and is
-// joined before the result is read.
+// watches) when it is done. The thread writes the result before `done` and its signal, and is
+// joined before the result is read. A load still under way when the loader is destroyed (the
+// daemon stopping) is left to run on, detached, and LoadAbandoned() says so: a compile cannot
+// hold up SIGTERM (issue 78), and nothing waits for its result.
 class ThreadLoader : public statemachine::ModelLoader {
  public:
   explicit ThreadLoader(int done_fd) : done_fd_(done_fd) {}
   ~ThreadLoader() override {
-    if (thread_.joinable()) thread_.join();
+    if (!thread_.joinable()) return;
+    if (slot_->done.load(std::memory_order_acquire)) {
+      thread_.join();
+      return;
+    }
+    Log(LOG_INFO, "a model load under way is left unfinished");
+    load_abandoned.store(true);
+    thread_.detach();
   }
   void Start(std::shared_ptr<statemachine::ModelLibrary> library, ProfileModels sizes) override {
-    done_.store(false);
-    thread_ = std::thread([this, library = std::move(library), sizes] {
+    slot_ = std::make_shared<LoadSlot>(done_fd_);
+    thread_ = std::thread([slot = slot_, library = std::move(library), sizes] {
       // Models freed since the last load (swapped out at an idle moment) go back to the system
       // before more are loaded: malloc keeps freed memory otherwise, in this thread's arena too.
       malloc_trim(0);
-      result_.emplace(library->For(sizes));
-      done_.store(true, std::memory_order_release);
-      SignalWakeup(done_fd_);
+      slot->result.emplace(library->For(sizes));
+      slot->done.store(true, std::memory_order_release);
+      SignalWakeup(slot->done_fd);
     });
   }
   std::optional<Result<statemachine::PipelineModels>> Take() override {
-    if (!thread_.joinable() || !done_.load(std::memory_order_acquire)) return std::nullopt;
+    if (!thread_.joinable() || !slot_->done.load(std::memory_order_acquire)) return std::nullopt;
     thread_.join();
-    std::optional<Result<statemachine::PipelineModels>> out = std::move(result_);
-    result_.reset();
+    std::optional<Result<statemachine::PipelineModels>> out = std::move(slot_->result);
+    slot_.reset();
     return out;
   }
 
  private:
   int done_fd_;
   std::thread thread_;
-  std::atomic<bool> done_{false};
-  std::optional<Result<statemachine::PipelineModels>> result_;
+  std::shared_ptr<LoadSlot> slot_;
 };
 
 }  // namespace
+
+bool LoadAbandoned() { return load_abandoned.load(); }
 
 Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
     const config::Config& config) {
@@ -229,6 +257,5 @@ void Manager::Loaded(Result<statemachine::PipelineModels> models,
     queue_->Send(Command::Kind::kSwapModels, std::move(models).value());
   }
 }
-
 
 }  // namespace earshot::daemon

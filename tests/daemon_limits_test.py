@@ -10,7 +10,9 @@ match rules (the system bus: 512), its audio a recording of silence played in re
   registered, the daemon stays on the bus and answers GetStats; the 63rd set in all is refused with
   LimitExceeded (daemon.command_sets_max=62);
 - when the bus goes away, earshotd exits with status 1 (systemd's Restart= then brings it back),
-  instead of running on, off the bus.
+  instead of running on, off the bus;
+- SIGTERM while a large set (within the limits: 5,000 templates, 20,000 words) compiles: earshotd
+  exits with status 0 within 2 s, without waiting for the compile (it joined its loader).
 
 Usage: daemon_limits_test.py EARSHOTD
 """
@@ -160,6 +162,59 @@ def many_connections(address):
     return apps + [probe]
 
 
+DICTIONARY = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict"
+
+
+def large_set(name):
+    """A set as large as a set may be: 5,000 templates of 4 dictionary words (20,000 words)."""
+    words = []
+    with open(DICTIONARY) as f:
+        for line in f:
+            word = line.split(" ", 1)[0]
+            if word.isalpha() and word.islower() and len(word) > 3:
+                words.append(word)
+            if len(words) == 20000:
+                break
+    lines = [f"set {name}", "intent big"]
+    lines += ["  " + " ".join(words[i:i + 4]) for i in range(0, len(words), 4)]
+    return "\n".join(lines) + "\n"
+
+
+def start_daemon(earshotd, address, silence, *sets):
+    daemon = subprocess.Popen([earshotd, "--bus", "session", "--input", "wav:" + silence,
+                               *[a for s in sets for a in ("--set", s)]],
+                              env=dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address),
+                              stderr=subprocess.PIPE, text=True)
+    return daemon, Lines(daemon.stderr)
+
+
+def sigterm_during_compile(earshotd, address, silence):
+    """SIGTERM once a large set's compile has begun: served at once, status 0."""
+    daemon, log = start_daemon(earshotd, address, silence)
+    try:
+        check("earshotd ready (again)", log.expect(lambda l: "ready:" in l) is not None)
+        app = connect(address)
+        app.call(NAME, OBJECT, PATH_IFACE, "RegisterCommands",
+                 GLib.Variant("(ss)", ("big", large_set("big"))), None, Gio.DBusCallFlags.NONE,
+                 int(TIMEOUT * 1000), None, None, None)
+        check("the large set compiles",
+              log.expect(lambda l: "command set big registered" in l) is not None)
+        time.sleep(0.2)  # the loader at work
+        began = time.monotonic()
+        daemon.send_signal(signal.SIGTERM)
+        try:
+            status = daemon.wait(TIMEOUT)
+        except subprocess.TimeoutExpired:
+            status = None
+        took = time.monotonic() - began
+        print(f"SIGTERM during a large compile: status {status} in {took:.2f} s", flush=True)
+        check("SIGTERM during a compile: status 0", status == 0, str(status))
+        check("SIGTERM during a compile: served within 2 s", took < 2.0, f"{took:.2f} s")
+        app.close_sync(None)
+    finally:
+        stop(daemon)
+
+
 def main(argv):
     earshotd = argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -172,12 +227,10 @@ def main(argv):
         silence = os.path.join(tmp, "silence.wav")
         subprocess.run(["sox", "-n", "-r", "16000", "-b", "16", "-c", "1", silence, "trim", "0",
                         "600"], check=True)
-        env = dict(os.environ, DBUS_SESSION_BUS_ADDRESS=address)
-        daemon = subprocess.Popen([earshotd, "--bus", "session", "--input", "wav:" + silence,
-                                   "--set", "daemon.command_sets_per_client=12",
-                                   "--set", "daemon.command_sets_max=62"],
-                                  env=env, stderr=subprocess.PIPE, text=True)
-        log = Lines(daemon.stderr)
+        sigterm_during_compile(earshotd, address, silence)
+        daemon, log = start_daemon(earshotd, address, silence,
+                                   "daemon.command_sets_per_client=12",
+                                   "daemon.command_sets_max=62")
         try:
             check("earshotd ready", log.expect(lambda l: "ready:" in l) is not None)
             refusals(address)

@@ -9,7 +9,10 @@ cannot make it allocate or work without bound.
   one from 127.0.0.2 is served;
 - a client sending one byte at a time gets an `error` event (code `timeout`) once its event is not
   whole after --header-timeout-ms; one that sends nothing after --idle-timeout-ms likewise;
-- audio-start at 1 Hz (or 7999, or 192001) is an `error` event naming the range; 8 kHz is served.
+- audio-start at 1 Hz (or 7999, or 192001) is an `error` event naming the range; 8 kHz is served;
+- with its defaults and 64 clients from 127.0.0.1 that never send a whole event (half idle, half
+  sending a header a byte a second, each back half a second after it is closed), a normal client
+  from 127.0.0.1 (describe, then a little audio) is served every time for 20 s.
 
 Waits are generous (the suite runs under the sanitizers and qemu): nothing asserts a speed.
 
@@ -157,6 +160,69 @@ def test_rates(server):
     c.close()
 
 
+def bad_client(server, slow, stop):
+    """Until `stop`: connects, sends nothing (or a header a byte a second) until closed, and is back
+    half a second later."""
+    while time.monotonic() < stop:
+        try:
+            sock = connect(server)
+            sock.settimeout(1.0)
+            if slow:
+                sock.sendall(b'{"type": ')
+            while time.monotonic() < stop:
+                try:
+                    if sock.recv(4096) == b"":
+                        break
+                except socket.timeout:
+                    if slow:
+                        sock.sendall(b" ")
+            sock.close()
+        except OSError:
+            pass
+        time.sleep(0.5)
+
+
+def normal_round(server):
+    """describe, then 0.2 s of silence: whether `info` and `not-detected` came back."""
+    try:
+        c = server.client()
+        c.send("describe")
+        info = c.read()
+        c.send("audio-start", {"rate": 16000, "width": 2, "channels": 1})
+        c.send("audio-chunk", {"rate": 16000, "width": 2, "channels": 1}, payload=bytes(6400))
+        c.send("audio-stop")
+        events = c.read_until("not-detected", "error")
+        c.close()
+    except (OSError, EOFError, ValueError) as e:
+        return str(e)
+    ok = info and info[0] == "info" and events and events[-1][0] == "not-detected"
+    return True if ok else str(events)[:200]
+
+
+def test_bad_clients_cannot_lock_out(binary, seconds=20):
+    server = Server(binary).wait()
+    try:
+        stop = time.monotonic() + seconds
+        for k in range(64):
+            threading.Thread(target=bad_client, args=(server, k % 2 == 0, stop),
+                             daemon=True).start()
+        time.sleep(2)  # the bad clients hold every slot of 127.0.0.1's
+        results = []
+        while time.monotonic() < stop:
+            results.append(normal_round(server))
+            time.sleep(0.5)
+        failures = [r for r in results if r is not True]
+        print(f"normal client served {len(results) - len(failures)} of {len(results)} among 64 bad "
+              "clients")
+        check(f"a normal client among 64 bad ones served every time ({len(results)} rounds)",
+              results and not failures, failures[:3])
+        check("the bad clients made room for it", server.logged("no whole event since it connected"))
+        check("SIGTERM exits 0 with 64 bad clients", server.stop() == 0)
+    finally:
+        if server.proc.poll() is None:
+            server.proc.kill()
+
+
 def main(argv):
     server = Server(argv[1], extra=LIMITS).wait()
     try:
@@ -169,6 +235,7 @@ def main(argv):
         if server.proc.poll() is None:
             server.proc.kill()
     print("\n".join(server.log[-8:]))
+    test_bad_clients_cannot_lock_out(argv[1])
     print("wyoming_limits_test: " + ("FAILED" if base.failed else "ok"))
     return 1 if base.failed else 0
 

@@ -156,42 +156,52 @@ void Server::Accept() {
   c.thread = std::thread(&Server::Serve, this, &c);
 }
 
-// Room for a connection from `address` (under mutex_): there is, or the connection idle longest
-// (of that address when it holds its share, else of all) has been idle long enough and is shut
-// down for it; false when the new one is refused. Both are logged.
+// Whether a newcomer should rather replace `a` than `b`: a connection that has never sent a whole
+// event (an idle or slow socket; a real client sends `describe` within milliseconds of connecting)
+// before one that has, the oldest of those first; else the one idle longest.
+bool Server::RatherEvict(const Connection& a, const Connection& b) {
+  if (a.has_event != b.has_event) return !a.has_event;
+  return a.last_event_ms < b.last_event_ms;
+}
+
+// Room for a connection from `address` (under mutex_): there is, or a connection (of that address
+// when it holds its share, else of all) is shut down for it: the oldest that has never sent a whole
+// event, whatever its age, else the one idle longest if that is evict_idle_ms or more. False when
+// the new one is refused. Both are logged.
 bool Server::MakeRoom(const std::string& address, const std::string& peer) {
   int total = 0, same = 0;
-  Connection *idlest = nullptr, *idlest_same = nullptr;
+  Connection *victim_all = nullptr, *victim_same = nullptr;
   for (Connection& c : connections_) {
     if (c.done || c.evicted) continue;
     ++total;
     const bool same_address = !address.empty() && c.address == address;
     same += same_address ? 1 : 0;
     if (c.handling) continue;  // never a victim
-    if (idlest == nullptr || c.last_event_ms < idlest->last_event_ms) idlest = &c;
-    if (same_address && (idlest_same == nullptr || c.last_event_ms < idlest_same->last_event_ms)) {
-      idlest_same = &c;
+    if (victim_all == nullptr || RatherEvict(c, *victim_all)) victim_all = &c;
+    if (same_address && (victim_same == nullptr || RatherEvict(c, *victim_same))) {
+      victim_same = &c;
     }
   }
   Connection* victim = nullptr;
   std::string full;
   if (!address.empty() && same >= options_.max_per_address) {
-    victim = idlest_same;
+    victim = victim_same;
     full = std::to_string(same) + " connections from " + address;
   } else if (total >= options_.max_connections) {
-    victim = idlest;
+    victim = victim_all;
     full = std::to_string(total) + " connections";
   } else {
     return true;
   }
   const int64_t idle_ms = victim != nullptr ? NowMs() - victim->last_event_ms : 0;
-  if (victim == nullptr || idle_ms < options_.evict_idle_ms) {
+  if (victim == nullptr || (victim->has_event && idle_ms < options_.evict_idle_ms)) {
     Log(peer + ": refused, " + full + " already, each with an event in the last " +
         std::to_string(options_.evict_idle_ms) + " ms");
     return false;
   }
-  Log(victim->peer + ": closed to make room for " + peer + " (" + full + "; no event for " +
-      std::to_string(idle_ms) + " ms)");
+  Log(victim->peer + ": closed to make room for " + peer + " (" + full + "; " +
+      (victim->has_event ? "no event for " : "no whole event since it connected ") +
+      std::to_string(idle_ms) + " ms" + (victim->has_event ? ")" : " ago)"));
   victim->evicted = true;
   shutdown(victim->fd, SHUT_RDWR);  // its thread's recv returns
   return true;
@@ -258,7 +268,10 @@ void Server::Serve(Connection* c) {
     }
     if (n <= 0) {
       if (n < 0) why = std::string("read: ") + std::strerror(errno);
-      if (c->evicted) why = "closed to make room for a new client (idle while the server was full)";
+      if (c->evicted)
+        why =
+            "closed to make room for a new client (no whole event yet, or idle, while the server "
+            "was full)";
       if (!reader.idle()) why += ", in the middle of an event";
       break;
     }
@@ -273,6 +286,7 @@ void Server::Serve(Connection* c) {
       }
       rest.remove_prefix(*used);
       if (!event) continue;
+      c->has_event = true;
       c->handling = true;  // a transcription decoding is not idle
       const Status handled = session.Handle(*event);
       c->last_event_ms = NowMs();
