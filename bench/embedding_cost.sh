@@ -9,21 +9,32 @@
 #   kws           - `earshot kws --model models/kws/computer.eshm`: main front end and spotter
 # Per embedding: (embedding - embedding_mel) / 12.5 per second; the spotter per hop: (kws -
 # logmel) / 100 (each includes a little printing: 96 values per embedding, one line per hop).
+# EARSHOT_BENCH_SECONDS=N (a smoke run, bench/bench_lib.sh): the slope between N/3 and N s (N up
+# to 30).
 # Usage: bench/embedding_cost.sh [OUT_DIR]   (x86 from build/, aarch64 from build-arm64/ when built;
-#        EARSHOT_X86_BUILD, EARSHOT_ARM64_BUILD name others; EARSHOT_DATA_DIR the shared data)
+#        EARSHOT_X86_BUILD (default EARSHOT_BUILD_DIR), EARSHOT_ARM64_BUILD name others;
+#        EARSHOT_DATA_DIR the shared data)
 set -euo pipefail
 source "$(dirname "$0")/../tools/eval/usage.sh"
 usage_check 0 "$@"
+source "$(dirname "$0")/bench_lib.sh"
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-out/embedding_cost}
 data=${EARSHOT_DATA_DIR:-$root/../shared/data}
-x86=${EARSHOT_X86_BUILD:-$root/build}/tools/earshot
+x86=${EARSHOT_X86_BUILD:-${EARSHOT_BUILD_DIR:-$root/build}}/tools/earshot
 arm64=${EARSHOT_ARM64_BUILD:-$root/build-arm64}/tools/earshot
+bench_need sox "$data/speech"
+[ -x "$x86" ] || [ -x "$arm64" ] || bench_missing "no $x86 nor $arm64"
+[ ! -x "$x86" ] || bench_need valgrind callgrind_annotate
+[ ! -x "$arm64" ] || bench_need cc qemu-aarch64 aarch64-linux-gnu-nm
 mkdir -p "$out"
 wav=(-r 16000 -c 1 -b 16)
+long_s=30
+[ -z "$bench_seconds" ] || [ "$bench_seconds" -ge $long_s ] || long_s=$bench_seconds
+short_s=$((long_s / 3))
 speech=("$data"/speech/*.flac)
 sox "${speech[@]:0:8}" "${wav[@]}" "$out/speech_all.wav" norm -3
-for s in 10 30; do sox "$out/speech_all.wav" "$out/speech_$s.wav" trim 0 "$s"; done
+for s in $short_s $long_s; do sox "$out/speech_all.wav" "$out/speech_$s.wav" trim 0 "$s"; done
 if [ -x "$arm64" ]; then
   cc -shared -fPIC -O2 -Wall -Wextra -fvisibility=hidden "$root/bench/qemu/tb_count.c" \
     -o "$out/tb_count.so"
@@ -37,7 +48,8 @@ for arch in x86 aarch64; do
   for c in "${cases[@]}"; do
     name=${c%%|*}
     EARSHOT_COMMAND=${c#*|} /usr/bin/python3 "$root/bench/instructions.py" $arch "$program" "$name" \
-      "$out/speech_10.wav" "$out/speech_30.wav" 20 "${plugin[@]}" > "$out/${name}_$arch.txt"
+      "$out/speech_$short_s.wav" "$out/speech_$long_s.wav" $((long_s - short_s)) "${plugin[@]}" \
+      > "$out/${name}_$arch.txt"
     head -1 "$out/${name}_$arch.txt"
   done
   per_s() { head -1 "$out/$1_$arch.txt" | cut -f3; }

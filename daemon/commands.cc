@@ -126,11 +126,16 @@ int Manager::UnregisterCommands(const std::string& sender, const std::string& ha
   return -ENOENT;
 }
 
-// Removes a set: one being compiled is dropped when its load is done; a decoded one starts a load
-// without it.
+// Removes a set: the compile of one being registered is cancelled (it ends at its next step, and
+// the others it registered wait for the next), the set dropped when it ends; a decoded one starts
+// a load without it.
 void Manager::DropCommandSet(AppSets::iterator it) {
   if (compiling_.count(it->first) != 0) {
     it->second->gone = true;  // its load drops it when it is done
+    if (!compile_cancelled_ && driver_->CancelCommandsLoad()) {
+      compile_cancelled_ = true;
+      Log(LOG_INFO, "command set %s: its compile cancelled", it->second->set.name.c_str());
+    }
     return;
   }
   const bool active = it->second->call == nullptr;
@@ -185,6 +190,7 @@ void Manager::Idle() {
 // the load was given already, when they are the same).
 void Manager::Prepare(statemachine::ModelLoad& load) {
   compiling_.clear();
+  compile_cancelled_ = false;
   if (load.registering != 0) {
     const bool alone = app_sets_.count(load.registering) != 0 && app_sets_[load.registering]->alone;
     for (const auto& [id, entry] : app_sets_) {
@@ -203,6 +209,12 @@ void Manager::Prepare(statemachine::ModelLoad& load) {
 void Manager::FinishRegistrations(const Result<statemachine::PipelineModels>& models) {
   const std::set<uint64_t> batch = std::move(compiling_);
   compiling_.clear();
+  if (!models.ok() && compile_cancelled_) {  // those whose owner is here wait for the next load
+    for (uint64_t id : batch) {
+      if (app_sets_.at(id)->gone) app_sets_.erase(id);
+    }
+    return;
+  }
   if (!models.ok() && batch.size() > 1) {
     for (uint64_t id : batch) {
       auto it = app_sets_.find(id);

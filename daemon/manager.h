@@ -239,6 +239,7 @@ class Manager : private statemachine::GovernorHost {
   uint64_t last_app_set_id_ = 0;
   std::map<std::string, TrackPtr> owner_tracks_;  // by the owner's unique name: one each
   std::set<uint64_t> compiling_;  // the sets the load under way registers
+  bool compile_cancelled_ = false;  // that load was cancelled: one of its sets' owner left
 
   double last_event_t_ = 0;  // of the newest event published
   statemachine::State state_ = statemachine::State::kIdle;

@@ -41,6 +41,7 @@ struct LoadSlot {
   LoadSlot& operator=(const LoadSlot&) = delete;
   int done_fd;
   std::atomic<bool> done{false};
+  CancelFlag cancel;
   std::optional<Result<statemachine::PipelineModels>> result;
 };
 
@@ -59,6 +60,7 @@ class ThreadLoader : public statemachine::ModelLoader {
       return;
     }
     Log(LOG_INFO, "a model load under way is left unfinished");
+    slot_->cancel.Raise();  // it stops at its next step
     load_abandoned.store(true);
     thread_.detach();
   }
@@ -68,10 +70,13 @@ class ThreadLoader : public statemachine::ModelLoader {
       // Models freed since the last load (swapped out at an idle moment) go back to the system
       // before more are loaded: malloc keeps freed memory otherwise, in this thread's arena too.
       malloc_trim(0);
-      slot->result.emplace(library->For(sizes));
+      slot->result.emplace(library->For(sizes, &slot->cancel));
       slot->done.store(true, std::memory_order_release);
       SignalWakeup(slot->done_fd);
     });
+  }
+  void Cancel() override {
+    if (slot_) slot_->cancel.Raise();
   }
   std::optional<Result<statemachine::PipelineModels>> Take() override {
     if (!thread_.joinable() || !slot_->done.load(std::memory_order_acquire)) return std::nullopt;

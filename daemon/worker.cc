@@ -1,5 +1,7 @@
 #include "daemon/worker.h"
 
+#include <malloc.h>
+
 #include "daemon/wakeup.h"
 
 namespace earshot::daemon {
@@ -48,6 +50,9 @@ void PipelineWorker::Apply(Command& command) {
       break;
     case Command::Kind::kSwapModels:
       pipeline_->SwapModels(std::move(command.models));
+      // The models swapped out (a command set's decoder) are freed by now, unless the pipeline
+      // was busy (then the next load's trim returns them): their pages go back to the system.
+      malloc_trim(0);
       break;
     case Command::Kind::kSetSensitivity:
       // A keyword of models reloaded meanwhile may be gone: the manager's list said it was there.

@@ -66,6 +66,12 @@ void GovernorDriver::Start(ModelLoad load) {
   Poll();  // a synchronous loader is done already
 }
 
+bool GovernorDriver::CancelCommandsLoad() {
+  if (!loading_ || loading_->kind != ModelLoad::Kind::kCommands) return false;
+  loader_->Cancel();
+  return true;
+}
+
 void GovernorDriver::Poll() {
   if (!loading_) return;
   std::optional<Result<PipelineModels>> models = loader_->Take();

@@ -35,6 +35,8 @@ class ModelLoader {
   virtual void Start(std::shared_ptr<ModelLibrary> library, ProfileModels sizes) = 0;
   // The result of the load begun, once it is done; nullopt while it runs or when none was begun.
   virtual std::optional<Result<PipelineModels>> Take() = 0;
+  // Asks the load under way to stop at its next step (its result is then an error).
+  virtual void Cancel() {}
 };
 
 // Loads in Start(), on the caller's thread.
@@ -115,6 +117,9 @@ class GovernorDriver {
   // wants, from `library` (null: the library in use).
   void Load(ModelLoad::Kind kind, uint64_t registering = 0,
             std::shared_ptr<ModelLibrary> library = nullptr);
+  // Cancels the load under way when it is one of the host's for command sets (kCommands): it
+  // ends as a failed load (the host's Loaded), soon; false when there was none to cancel.
+  bool CancelCommandsLoad();
   // Takes a finished load's models to the host, then begins the next load. Offline loads finish
   // within Load; earshotd calls this when its loader thread says it is done.
   void Poll();

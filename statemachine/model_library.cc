@@ -50,7 +50,7 @@ std::shared_ptr<ModelLibrary> ModelLibrary::WithCommandSets(std::vector<stt::Com
   return library;
 }
 
-Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
+Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes, const CancelFlag* cancel) {
   if (!vad_) {
     const std::string path = config::ModelPath(config_, "vad.model");
     auto vad = vad::VadModel::Load(path, front_end_);
@@ -72,7 +72,7 @@ Result<PipelineModels> ModelLibrary::For(const ProfileModels& sizes) {
     models.verifier = std::move(verifier).value();
   }
   if (stages_.kws && stages_.stt && sizes.stt != SttSize::kOff) {
-    auto stt = Speech(sizes.stt);
+    auto stt = Speech(sizes.stt, cancel);
     if (!stt.ok()) return stt.error();
     models.stt = std::move(stt).value();
   }
@@ -144,7 +144,8 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> ModelLibrary::Verifier(Kws
   return slot;
 }
 
-Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) {
+Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size,
+                                                                 const CancelFlag* cancel) {
   const size_t index = size == SttSize::kLarge ? 0 : 1;
   if (stt_[index]) return stt_[index];
   Result<stt::SttConfig> stt_config = options::BindStt(config_);
@@ -157,7 +158,7 @@ Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size) 
     stt_config->command_sets.insert(stt_config->command_sets.end(), command_sets_.begin(),
                                     command_sets_.end());
   }
-  auto model = stt::LoadModel(*stt_config);
+  auto model = stt::LoadModel(*stt_config, cancel);
   if (!model.ok()) return model.error();
   for (const std::string* path : {&stt_config->acoustic_model, &stt_config->language_model,
                                   &stt_config->dictionary, &stt_config->grammar,

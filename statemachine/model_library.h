@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "base/cancel.h"
 #include "config/config.h"
 #include "features/front_end_config.h"
 #include "models/kws/keywords.h"
@@ -36,8 +37,9 @@ class ModelLibrary {
       : config_(config), front_end_(front_end), stages_(stages) {}
 
   // The models of `sizes`, for the stages this library serves; loads those not loaded yet.
-  // Errors name the file; what was loaded before stays usable.
-  Result<PipelineModels> For(const ProfileModels& sizes);
+  // Errors name the file; what was loaded before stays usable. Once `cancel` is raised, a
+  // speech-to-text load stops at its next step (load_model.h).
+  Result<PipelineModels> For(const ProfileModels& sizes, const CancelFlag* cancel = nullptr);
 
   // True when `config` is this library's configuration and every file it loaded (a directory: each
   // file in it) has the size, modification time and inode it had when loaded.
@@ -66,7 +68,7 @@ class ModelLibrary {
   Result<std::shared_ptr<const kws::KeywordSet>> Keywords(KwsSize size);
   Result<std::shared_ptr<const kws::KwsModel>> KeywordModel(const std::string& path);
   Result<std::shared_ptr<const stt::KeyphraseVerifier>> Verifier(KwsSize size);
-  Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size);
+  Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size, const CancelFlag* cancel);
 
   config::Config config_;
   features::FrontEndConfig front_end_;

@@ -12,7 +12,9 @@ match rules (the system bus: 512), its audio a recording of silence played in re
 - when the bus goes away, earshotd exits with status 1 (systemd's Restart= then brings it back),
   instead of running on, off the bus;
 - SIGTERM while a large set (within the limits: 5,000 templates, 20,000 words) compiles: earshotd
-  exits with status 0 within 2 s, without waiting for the compile (it joined its loader).
+  exits with status 0 within 2 s, without waiting for the compile (it joined its loader);
+- the owner of such a set leaves while it compiles: the compile is cancelled, the set never
+  compiled, and another client's set registered next.
 
 Usage: daemon_limits_test.py EARSHOTD
 """
@@ -215,6 +217,46 @@ def sigterm_during_compile(earshotd, address, silence):
         stop(daemon)
 
 
+def owner_leaves_during_compile(earshotd, address, silence):
+    """The owner of a large set leaves while it compiles: the compile is cancelled, and another
+    client's set is compiled next (the large compile's own time, in the same run, beside it)."""
+    daemon, log = start_daemon(earshotd, address, silence)
+    try:
+        check("earshotd ready (owner leaves)", log.expect(lambda l: "ready:" in l) is not None)
+        whole = connect(address)
+        began = time.monotonic()
+        handle, error = call(whole, "RegisterCommands", "(ss)", ("whole", large_set("whole")))
+        compile_s = time.monotonic() - began
+        check("a large set compiles", error is None, str(error))
+        _, error = call(whole, "UnregisterCommands", "(o)", handle)
+        check("and is unregistered", error is None, str(error))
+        time.sleep(2)  # the load without it
+        app = connect(address)
+        app.call(NAME, OBJECT, PATH_IFACE, "RegisterCommands",
+                 GLib.Variant("(ss)", ("big", large_set("big"))), None, Gio.DBusCallFlags.NONE,
+                 int(TIMEOUT * 1000), None, None, None)
+        check("the large set compiles again",
+              log.expect(lambda l: "command set big registered" in l) is not None)
+        time.sleep(0.2)  # the loader at work
+        app.close_sync(None)
+        check("its owner left: the compile is cancelled",
+              log.expect(lambda l: "command set big: its compile cancelled" in l) is not None)
+        other = connect(address)
+        began = time.monotonic()
+        _, error = call(other, "RegisterCommands", "(ss)", ("small", lights("small")))
+        small_s = time.monotonic() - began
+        check("another client's set is registered", error is None, str(error))
+        print(f"a small set registered {small_s:.2f} s after the large set's owner left; the "
+              f"large set's compile: {compile_s:.2f} s", flush=True)
+        loads(log)  # the log's lines so far
+        compiled = [l for l in log.seen if "command set big compiled" in l]
+        check("the large set was never compiled", not compiled, str(compiled))
+        other.close_sync(None)
+        whole.close_sync(None)
+    finally:
+        stop(daemon)
+
+
 def main(argv):
     earshotd = argv[1]
     with tempfile.TemporaryDirectory() as tmp:
@@ -228,6 +270,7 @@ def main(argv):
         subprocess.run(["sox", "-n", "-r", "16000", "-b", "16", "-c", "1", silence, "trim", "0",
                         "600"], check=True)
         sigterm_during_compile(earshotd, address, silence)
+        owner_leaves_during_compile(earshotd, address, silence)
         daemon, log = start_daemon(earshotd, address, silence,
                                    "daemon.command_sets_per_client=12",
                                    "daemon.command_sets_max=62")

@@ -69,8 +69,9 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
 
 }  // namespace
 
-Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
-  auto model = PocketsphinxModel::Load(config);
+Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config,
+                                                  const CancelFlag* cancel) {
+  auto model = PocketsphinxModel::Load(config, cancel);
   if (!model.ok()) return model.error();
   std::shared_ptr<const SttModel> words_alone = (*model)->WordsAlone();
   std::shared_ptr<const SttModel> decoder = std::move(model).value();
@@ -83,7 +84,7 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config) {
   if (config.command_open_transcript) {
     SttConfig open_config = config;
     open_config.command_sets.clear();
-    auto open_model = PocketsphinxModel::Load(open_config);
+    auto open_model = PocketsphinxModel::Load(open_config, cancel);
     if (!open_model.ok()) return open_model.error();
     open = std::move(open_model).value();
   }

@@ -5,12 +5,15 @@
 
 #include <memory>
 
+#include "base/cancel.h"
 #include "base/result.h"
 #include "models/stt/stt.h"
 
 namespace earshot::stt {
 
-// The model of `config`; errors name the missing or broken file.
-Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config);
+// The model of `config`; errors name the missing or broken file. Once `cancel` is raised the load
+// stops at its next step (a decoder, a command set's words, its grammar) with kCancelledMessage.
+Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config,
+                                                  const CancelFlag* cancel = nullptr);
 
 }  // namespace earshot::stt

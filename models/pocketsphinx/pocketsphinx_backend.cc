@@ -11,10 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <set>
 #include <vector>
 
 #include "base/read_file.h"
 #include "models/pocketsphinx/acoustic_model_check.h"
+#include "models/pocketsphinx/dictionary_subset.h"
 #include "models/pocketsphinx/espeak_pronounce.h"
 #include "models/pocketsphinx/feat_params.h"
 #include "models/pocketsphinx/jsgf_check.h"
@@ -124,11 +127,24 @@ constexpr const char* kLoopPhones[] = {
     "F",  "G",  "HH", "IH", "IY", "JH", "K",  "L",  "M",  "N",  "NG", "OW", "OY",
     "P",  "R",  "S",  "SH", "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
 
-// Every word of the sets in the dictionary: a word it lacks gets espeak-ng's pronunciation
+// Every word of the sets in the decoder's dictionary (empty at first, Load): its
+// pronunciations from `dictionary`, or where it has none there espeak-ng's
 // (espeak_pronounce.h), else the error names the word and where the set uses it.
 Status AddMissingWords(ps_decoder_t* decoder, const CommandGrammar& grammar,
-                       const std::string& dictionary) {
-  for (const auto& [word, where] : grammar.Words()) {
+                       const std::string& dictionary, const CancelFlag* cancel) {
+  const std::map<std::string, std::string> words = grammar.Words();
+  std::set<std::string> wanted;
+  for (const auto& [word, where] : words) wanted.insert(word);
+  Result<std::vector<DictionaryEntry>> entries = ReadDictionaryEntries(dictionary, wanted);
+  if (!entries.ok()) return entries.error();
+  for (const DictionaryEntry& entry : *entries) {
+    if (ps_add_word(decoder, entry.word.c_str(), entry.phones.c_str(), FALSE) < 0) {
+      return Error{dictionary + ": '" + entry.word + "' has phones the acoustic model lacks (" +
+                   entry.phones + ")"};
+    }
+  }
+  for (const auto& [word, where] : words) {
+    if (Cancelled(cancel)) return Error{kCancelledMessage};
     if (char* known = ps_lookup_word(decoder, word.c_str()); known != nullptr) {
       ckd_free(known);
       continue;
@@ -161,13 +177,15 @@ std::vector<std::string> AddPhoneWords(ps_decoder_t* decoder) {
 
 // The command sets as one grammar search, beside a loop of any phones (the out-of-grammar path:
 // whatever the loop explains better than any command is no command; CommandSetArgs).
-Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c) {
+Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c, const CancelFlag* cancel) {
   const CommandGrammar grammar(c.command_sets);
-  if (Status words = AddMissingWords(decoder, grammar, c.dictionary); !words.ok()) return words;
+  if (Status words = AddMissingWords(decoder, grammar, c.dictionary, cancel); !words.ok()) {
+    return words;
+  }
   const std::vector<std::string> phones = AddPhoneWords(decoder);
   if (phones.empty()) return Error{c.acoustic_model + ": none of the CMU phones (the phone loop)"};
-  if (ps_set_jsgf_string(decoder, kCommandSearch,
-                         grammar.Jsgf(phones).c_str()) < 0) {
+  if (Cancelled(cancel)) return Error{kCancelledMessage};
+  if (!AddJsgfSearch(decoder, kCommandSearch, grammar.Jsgf(phones))) {
     return Error{"stt: pocketsphinx refused the command sets' grammar"};
   }
   if (ps_set_search(decoder, kCommandSearch) < 0) {
@@ -181,7 +199,7 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c) {
 Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const SttConfig& c) {
   const std::string words = JoinWords(CommandGrammar(c.command_sets).OneWordSentences());
   if (words.empty()) return false;
-  if (ps_set_jsgf_string(decoder, kWordsAloneSearch, WordsGrammar(words).c_str()) < 0) {
+  if (!AddJsgfSearch(decoder, kWordsAloneSearch, WordsGrammar(words))) {
     return Error{"stt: pocketsphinx refused the command sets' one-word grammar"};
   }
   return true;
@@ -471,7 +489,8 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
 
 }  // namespace
 
-Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c) {
+Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c,
+                                                                          const CancelFlag* cancel) {
   const bool use_lm = c.grammar.empty() && c.words.empty() && c.command_sets.empty();
   if (Status files = CheckFiles(c, use_lm); !files.ok()) return files.error();
   std::optional<SphinxCepstra> cepstra;
@@ -483,7 +502,9 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     return Error{"stt.front_end '" + c.front_end + "': expected pocketsphinx or earshot"};
   }
   // -logfn: what pocketsphinx prints outside its log calls (its configuration table) goes nowhere.
-  std::vector<std::string> args = {"-hmm", c.acoustic_model, "-dict", c.dictionary,
+  // A command sets' decoder starts with an empty dictionary: the sets' words alone are added.
+  std::vector<std::string> args = {"-hmm", c.acoustic_model, "-dict",
+                                   c.command_sets.empty() ? c.dictionary : "/dev/null",
                                    "-logfn", "/dev/null"};
   if (use_lm) args.insert(args.end(), {"-lm", c.language_model});
   if (!c.grammar.empty()) args.insert(args.end(), {"-jsgf", c.grammar});
@@ -497,6 +518,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
                             : c.grammar.empty()         ? "stt.words"
                                                         : c.grammar) +
                            " / " + c.dictionary;
+  if (Cancelled(cancel)) return Error{kCancelledMessage};
   Result<ps_decoder_t*> made_decoder = MakePocketsphinxDecoder(args, what);
   if (!made_decoder.ok()) return Error{"stt: " + made_decoder.error().message};
   ps_decoder_t* decoder = *made_decoder;
@@ -505,7 +527,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
       ps_free(decoder);
       return words.error();
     }
-    if (ps_set_jsgf_string(decoder, "words", WordsGrammar(c.words).c_str()) < 0 ||
+    if (!AddJsgfSearch(decoder, "words", WordsGrammar(c.words)) ||
         ps_set_search(decoder, "words") < 0) {
       ps_free(decoder);
       decoder = nullptr;
@@ -513,7 +535,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   }
   bool words_alone = false;
   if (decoder != nullptr && !c.command_sets.empty()) {
-    if (Status sets = SetCommandSearch(decoder, c); !sets.ok()) {
+    if (Status sets = SetCommandSearch(decoder, c, cancel); !sets.ok()) {
       ps_free(decoder);
       return sets.error();
     }

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "base/cancel.h"
 #include "models/pocketsphinx/sphinx_cepstra.h"
 #include "models/stt/stt.h"
 
@@ -43,7 +44,9 @@ struct CommandLimits {
 
 class PocketsphinxModel final : public SttModel {
  public:
-  static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config);
+  // Stops at its next step once `cancel` is raised (load_model.h).
+  static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config,
+                                                               const CancelFlag* cancel = nullptr);
   ~PocketsphinxModel() override;
   std::unique_ptr<SttSession> NewSession() const override;
   // Command sets whose every sentence is one word (the ten command words as one set): those words

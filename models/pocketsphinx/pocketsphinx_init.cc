@@ -2,6 +2,7 @@
 
 #include <pocketsphinx.h>
 #include <sphinxbase/err.h>
+#include <sphinxbase/jsgf.h>
 
 #include <csetjmp>
 #include <cstdarg>
@@ -79,6 +80,21 @@ Result<ps_decoder_t*> MakePocketsphinxDecoder(const std::vector<std::string>& ar
                  (t_errors.empty() ? "" : ": " + TakePocketsphinxErrors())};
   }
   return decoder;
+}
+
+bool AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string& jsgf) {
+  jsgf_t* grammar = jsgf_parse_string(jsgf.c_str(), nullptr);
+  if (grammar == nullptr) return false;
+  jsgf_rule_t* rule = jsgf_get_public_rule(grammar);
+  fsg_model_t* fsg = nullptr;
+  if (rule != nullptr) {
+    const float32 lw = cmd_ln_float32_r(ps_get_config(decoder), "-lw");
+    fsg = jsgf_build_fsg(grammar, rule, ps_get_logmath(decoder), lw);
+  }
+  const bool added = fsg != nullptr && ps_set_fsg(decoder, name, fsg) >= 0;
+  if (fsg != nullptr) fsg_model_free(fsg);  // the search holds its own reference
+  jsgf_grammar_free(grammar);
+  return added;
 }
 
 std::string TakePocketsphinxErrors() {

@@ -18,6 +18,13 @@ namespace earshot::stt {
 Result<ps_decoder_t*> MakePocketsphinxDecoder(const std::vector<std::string>& args,
                                               const std::string& what);
 
+// A grammar search named `name` on `decoder` from the JSGF text `jsgf` (its public rule), as
+// ps_set_jsgf_string makes one, but with the parsed grammar freed: Debian's pocketsphinx
+// (0.8+5prealpha) keeps it, about 35 KB per 100 words on every call, which a daemon compiling
+// its clients' command sets again and again cannot afford. False when pocketsphinx refused it
+// (its errors: TakePocketsphinxErrors).
+bool AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string& jsgf);
+
 // The errors pocketsphinx logged on this thread since the last call of either function (the
 // library goes on after some of them: callers treat any as a failure of what they just asked).
 std::string TakePocketsphinxErrors();
