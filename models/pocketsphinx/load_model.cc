@@ -80,6 +80,8 @@ Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config,
   if (!classified.ok()) return classified.error();
   decoder = std::move(classified).value();
   if (config.command_sets.empty()) return decoder;
+  // A cancel during the last step (pocketsphinx's search of a large set: seconds) drops its work.
+  if (Cancelled(cancel)) return Error{kCancelledMessage};
   std::shared_ptr<const SttModel> open;
   if (config.command_open_transcript) {
     SttConfig open_config = config;

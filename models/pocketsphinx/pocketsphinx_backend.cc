@@ -184,8 +184,9 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c, const CancelF
   }
   const std::vector<std::string> phones = AddPhoneWords(decoder);
   if (phones.empty()) return Error{c.acoustic_model + ": none of the CMU phones (the phone loop)"};
-  if (Cancelled(cancel)) return Error{kCancelledMessage};
-  if (!AddJsgfSearch(decoder, kCommandSearch, grammar.Jsgf(phones))) {
+  if (Status added = AddJsgfSearch(decoder, kCommandSearch, grammar.Jsgf(phones), cancel);
+      !added.ok()) {
+    if (Cancelled(cancel)) return added;  // kCancelledMessage
     return Error{"stt: pocketsphinx refused the command sets' grammar"};
   }
   if (ps_set_search(decoder, kCommandSearch) < 0) {
@@ -199,7 +200,7 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c, const CancelF
 Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const SttConfig& c) {
   const std::string words = JoinWords(CommandGrammar(c.command_sets).OneWordSentences());
   if (words.empty()) return false;
-  if (!AddJsgfSearch(decoder, kWordsAloneSearch, WordsGrammar(words))) {
+  if (!AddJsgfSearch(decoder, kWordsAloneSearch, WordsGrammar(words)).ok()) {
     return Error{"stt: pocketsphinx refused the command sets' one-word grammar"};
   }
   return true;
@@ -527,7 +528,7 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
       ps_free(decoder);
       return words.error();
     }
-    if (!AddJsgfSearch(decoder, "words", WordsGrammar(c.words)) ||
+    if (!AddJsgfSearch(decoder, "words", WordsGrammar(c.words)).ok() ||
         ps_set_search(decoder, "words") < 0) {
       ps_free(decoder);
       decoder = nullptr;

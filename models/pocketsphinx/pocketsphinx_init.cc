@@ -82,18 +82,25 @@ Result<ps_decoder_t*> MakePocketsphinxDecoder(const std::vector<std::string>& ar
   return decoder;
 }
 
-bool AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string& jsgf) {
+Status AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string& jsgf,
+                     const CancelFlag* cancel) {
+  if (Cancelled(cancel)) return Error{kCancelledMessage};
   jsgf_t* grammar = jsgf_parse_string(jsgf.c_str(), nullptr);
-  if (grammar == nullptr) return false;
+  if (grammar == nullptr) return Error{"pocketsphinx could not parse the grammar"};
   jsgf_rule_t* rule = jsgf_get_public_rule(grammar);
   fsg_model_t* fsg = nullptr;
-  if (rule != nullptr) {
+  if (rule != nullptr && !Cancelled(cancel)) {
     const float32 lw = cmd_ln_float32_r(ps_get_config(decoder), "-lw");
     fsg = jsgf_build_fsg(grammar, rule, ps_get_logmath(decoder), lw);
   }
-  const bool added = fsg != nullptr && ps_set_fsg(decoder, name, fsg) >= 0;
-  if (fsg != nullptr) fsg_model_free(fsg);  // the search holds its own reference
   jsgf_grammar_free(grammar);
+  Status added = OkStatus();
+  if (Cancelled(cancel)) {
+    added = Error{kCancelledMessage};
+  } else if (fsg == nullptr || ps_set_fsg(decoder, name, fsg) < 0) {
+    added = Error{"pocketsphinx refused the grammar"};
+  }
+  if (fsg != nullptr) fsg_model_free(fsg);  // the search holds its own reference
   return added;
 }
 

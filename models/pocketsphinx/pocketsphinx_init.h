@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/cancel.h"
 #include "base/result.h"
 
 typedef struct ps_decoder_s ps_decoder_t;
@@ -21,9 +22,11 @@ Result<ps_decoder_t*> MakePocketsphinxDecoder(const std::vector<std::string>& ar
 // A grammar search named `name` on `decoder` from the JSGF text `jsgf` (its public rule), as
 // ps_set_jsgf_string makes one, but with the parsed grammar freed: Debian's pocketsphinx
 // (0.8+5prealpha) keeps it, about 35 KB per 100 words on every call, which a daemon compiling
-// its clients' command sets again and again cannot afford. False when pocketsphinx refused it
-// (its errors: TakePocketsphinxErrors).
-bool AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string& jsgf);
+// its clients' command sets again and again cannot afford. Its three steps (parse, the finite-
+// state grammar, the search: most of a large set's compile) end early once `cancel` is raised
+// (kCancelledMessage). An error when pocketsphinx refused it (its own: TakePocketsphinxErrors).
+Status AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string& jsgf,
+                     const CancelFlag* cancel = nullptr);
 
 // The errors pocketsphinx logged on this thread since the last call of either function (the
 // library goes on after some of them: callers treat any as a failure of what they just asked).
