@@ -17,10 +17,9 @@ int main(int argc, char** argv) {
   if (args->help) return std::fputs(earshot::daemon::kUsage, stdout) < 0 ? 1 : 0;
   if (args->version) return std::fputs(earshot::daemon::kVersion, stdout) < 0 ? 1 : 0;
   if (args->print_config) return earshot::daemon::PrintConfig(args->options);
-  // Blocks of 256 KB and more (a decoder's dictionary, its grammar's tables) are mapped for
-  // themselves and unmapped when freed: by default malloc raises this threshold to the largest
-  // block freed, and the models of every command-set compile then fragment the heap (a 60 s soak
-  // of registrations: 45 MB kept above the start, 21 MB so).
+  // Blocks of 256 KB and more (a decoder's tables) are mapped for themselves and unmapped when
+  // freed: by default malloc raises this threshold to the largest block freed, and the decoders
+  // of the command sets' compiles then fragment the heap (docs/research/robustness.md).
   mallopt(M_MMAP_THRESHOLD, 256 * 1024);
   auto manager = Manager::Create(args->options);
   if (!manager.ok()) {
