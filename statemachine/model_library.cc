@@ -116,10 +116,13 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
   for (const kws::Keyword& keyword : set.keywords()) {
     const std::optional<kws::KwsVerify>& verify = keyword.model->verify();
     phones.push_back(verify ? verify->phones : "");
-    terms.push_back(verify ? stt::ConfidenceTerms{verify->run_weight_milli / 1000.0,
-                                                  verify->run_offset_milli / 1000.0,
-                                                  verify->narrowband_penalty_q15 / 32767.0}
-                           : stt::ConfidenceTerms{});
+    stt::ConfidenceTerms t;  // the verifier's defaults, where the model states none
+    if (verify) {
+      if (verify->run_weight_milli) t.run_weight = *verify->run_weight_milli / 1000.0;
+      t.run_offset = verify->run_offset_milli / 1000.0;
+      t.narrowband_penalty = verify->narrowband_penalty_q15 / 32767.0;
+    }
+    terms.push_back(t);
   }
   if (std::ranges::all_of(phones, [](const std::string& p) { return p.empty(); })) {
     return std::shared_ptr<const stt::KeyphraseVerifier>();

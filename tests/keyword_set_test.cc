@@ -188,7 +188,7 @@ TEST(KwsModel, ReadsItsSecondStage) {
   EXPECT_EQ(model->verify()->candidate_threshold_q15, 13107);
   EXPECT_EQ(model->verify()->default_threshold_q15, 23920);
   EXPECT_EQ(model->verify()->narrowband_penalty_q15, 0);  // absent: none
-  EXPECT_EQ(model->verify()->run_weight_milli, 400);      // absent: 0.4 per hop, no offset
+  EXPECT_FALSE(model->verify()->run_weight_milli);        // absent: the verifier's, no offset
   EXPECT_EQ(model->verify()->run_offset_milli, 0);
   auto narrowband = TrunkModel(
       1, 10, "narrowband.eshm",

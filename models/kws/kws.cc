@@ -92,7 +92,7 @@ Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
   Result<int32_t> narrowband =
       ReadOptionalScalar(file, "kws_verify_narrowband", 0, 0, 16384, "a Q15 confidence");
   if (!narrowband.ok()) return narrowband.error();
-  KwsVerify verify{std::string(), (*v)[0], (*v)[1], *narrowband};
+  KwsVerify verify{std::string(), (*v)[0], (*v)[1], *narrowband, std::nullopt, 0};
   if (Status run = ReadRun(file, verify); !run.ok()) return run.error();
   for (const int32_t c : *text) {
     const bool space = c == ' ';

@@ -59,7 +59,6 @@
 namespace earshot::kws {
 
 inline constexpr int32_t kDefaultThresholdQ15 = 26214;  // 0.8 in Q15
-inline constexpr int32_t kDefaultRunWeightMilli = 400;  // 0.4 per hop: kws_verify_run's absent
 
 // A keyword's second stage, as its model file states it (kws_verify, kws_verify_phones).
 struct KwsVerify {
@@ -67,8 +66,9 @@ struct KwsVerify {
   int32_t candidate_threshold_q15 = 0;  // the first stage's threshold, whatever the sensitivity
   int32_t default_threshold_q15 = 0;    // the confidence's threshold at sensitivity 0.5
   int32_t narrowband_penalty_q15 = 0;   // kws_verify_narrowband
-  int32_t run_weight_milli = kDefaultRunWeightMilli;  // kws_verify_run[0]
-  int32_t run_offset_milli = 0;                       // kws_verify_run[1]
+  // kws_verify_run: absent, the verifier's own terms (stt::ConfidenceTerms) hold.
+  std::optional<int32_t> run_weight_milli;  // kws_verify_run[0]
+  int32_t run_offset_milli = 0;             // kws_verify_run[1]
 };
 
 struct KwsTransform {

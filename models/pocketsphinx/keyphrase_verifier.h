@@ -61,7 +61,8 @@ void AddHighBandFloor(std::span<int16_t> samples);
 void TelephoneBand(std::span<const int16_t> samples, std::vector<int16_t>& out);
 
 // How keyword k's verified confidence is made (its model's kws_verify_run and
-// kws_verify_narrowband; the defaults: a model without them).
+// kws_verify_narrowband; the defaults: a model without them, the one owner of these numbers: the
+// trainers' tools/train/kws_constants.py is held to them by train_constants_test).
 struct ConfidenceTerms {
   double run_weight = 0.4;          // added to the score per hop of the spotter's run
   double run_offset = 0.0;          // taken off the score

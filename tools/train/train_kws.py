@@ -70,6 +70,7 @@ import kws_model  # noqa: E402
 import kws_synth  # noqa: E402
 import vad_export  # noqa: E402
 from augment import NoiseBank, is_dev, list_audio, read_rirs  # noqa: E402
+from kws_constants import LOGIT_Q, MINE_PROB, POS_WEIGHT, TEMPERATURE  # noqa: E402
 from kws_data import Sources, make_set  # noqa: E402
 from mlp_train import open_log  # noqa: E402
 
@@ -77,11 +78,7 @@ SEED = 20261123
 INPUT_SCALE = 1.0 / 32
 KEYWORD = "computer"
 LARGE_FRAMES = 77  # the large model reads every 2nd frame of the last 1.5 s
-LOGIT_Q = 4  # output logits in Q4 (+-64)
-TEMPERATURE = 4.0  # score = sigmoid(logit / 4): distinct Q15 scores up to a logit of about 41
-POS_WEIGHT = 20.0  # about 1 hop in 100 is a keyword end
 DROPOUT = 0.2  # the large model (only 208 keyword clips to learn from): less overfitting
-MINE_PROB = 0.05  # a negative hop is mined when sigmoid(float logit) reaches this
 
 
 def large_context(frames):

@@ -64,13 +64,11 @@ import wakeword_narrowband  # noqa: E402
 import wakeword_run  # noqa: E402
 import wakeword_verify  # noqa: E402
 from augment import NoiseBank, is_dev, list_audio, read_rirs, read_speech  # noqa: E402
+from kws_constants import LOGIT_Q, MINE_PROB, POS_WEIGHT, TEMPERATURE  # noqa: E402
 from kws_data import Sources, make_set  # noqa: E402
 from mlp_train import open_log  # noqa: E402
 
 SEED = 20261127
-LOGIT_Q, TEMPERATURE = 4, 4.0  # as the bundled keyword models: score = sigmoid(logit / 4)
-POS_WEIGHT = 20.0
-MINE_PROB = 0.05
 SENTENCES = kws_synth.SENTENCES
 
 

@@ -42,9 +42,10 @@ import kws_synth  # noqa: E402
 import wakeword_narrowband  # noqa: E402
 import wakeword_verify  # noqa: E402
 from augment import NoiseBank, active_power, read_rirs, reverberate  # noqa: E402
+from kws_constants import RUN_WEIGHT  # noqa: E402
 
 TENSOR = "kws_verify_run"
-DEFAULT_WEIGHT = wakeword_verify.RUN_WEIGHT
+DEFAULT_WEIGHT = RUN_WEIGHT
 WEIGHTS = [round(0.1 * i, 1) for i in range(21)]  # 0 .. 2
 RENDITIONS = 300
 SEED = kws_synth.SEED + 7  # not the training's own renditions

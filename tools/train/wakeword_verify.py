@@ -22,9 +22,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import pronounce  # noqa: E402
 import vad_export  # noqa: E402
 from audio_io import ROOT  # noqa: E402
+from kws_constants import RUN_WEIGHT  # noqa: E402
 
 CANDIDATE = 0.4
-RUN_WEIGHT = 0.4  # per hop of the spotter's run, where a model has no kws_verify_run
 THRESHOLD = 0.75
 
 
