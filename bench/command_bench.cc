@@ -10,8 +10,8 @@
 #include "audio/frame_source.h"
 #include "config/config.h"
 #include "models/commands/command_model.h"
-#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
+#include "models/stt_factory/load_model.h"
 #include "options/stage_options.h"
 
 namespace earshot::stt {

@@ -29,7 +29,7 @@ std::string BundledModelPath(std::string_view name);
 
 // A model file: the option's value (vad.model, stt.command_model), or, when it is empty, the
 // bundled model that stands for it (the one place that names them; the keywords' are in
-// models/kws/keywords.cc's table of bundled keywords).
+// options/keywords.cc's table of bundled keywords).
 std::string ModelPath(const Config& config, std::string_view option);
 
 }  // namespace earshot::config

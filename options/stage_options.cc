@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "config/paths.h"
+#include "options/keywords.h"
 
 namespace earshot::options {
 namespace {
@@ -56,13 +57,13 @@ Result<kws::KwsConfig> BindKws(const config::Config& config) {
 
 Result<std::vector<kws::KeywordSpec>> BindKeywords(const config::Config& config) {
   if (Status s = config.Check(); !s.ok()) return s.error();
-  kws::KeywordLists lists;
+  KeywordLists lists;
   lists.models = config.StringList("kws.models");
   lists.small_models = config.StringList("kws.small_models");
   lists.names = config.StringList("kws.names");
   lists.sensitivities = config.FloatList("kws.sensitivities");
   lists.refractory_ms = config.IntList("kws.refractory_ms");
-  return kws::KeywordSpecs(lists);
+  return KeywordSpecs(lists);
 }
 
 Result<stt::SttConfig> BindStt(const config::Config& config) {

@@ -26,7 +26,7 @@ Result<vad::VadConfig> BindVad(const config::Config& config);
 // [kws]: max_hold_ms, gap_ms and smooth_ms, in 10 ms frames (the keywords' own: BindKeywords).
 Result<kws::KwsConfig> BindKws(const config::Config& config);
 
-// [kws]: one spec per kws.models entry with the lists parallel to it (kws::KeywordSpecs). The
+// [kws]: one spec per kws.models entry with the lists parallel to it (keywords.h). The
 // table is checked first (Config::Check), so the lists' lengths agree.
 Result<std::vector<kws::KeywordSpec>> BindKeywords(const config::Config& config);
 

@@ -6,7 +6,7 @@
 #include <filesystem>
 
 #include "config/paths.h"
-#include "models/pocketsphinx/load_model.h"
+#include "models/stt_factory/load_model.h"
 #include "options/stage_options.h"
 
 namespace earshot::statemachine {

@@ -38,7 +38,7 @@ class ModelLibrary {
 
   // The models of `sizes`, for the stages this library serves; loads those not loaded yet.
   // Errors name the file; what was loaded before stays usable. Once `cancel` is raised, a
-  // speech-to-text load stops at its next step (load_model.h).
+  // speech-to-text load stops at its next step (models/stt_factory/load_model.h).
   Result<PipelineModels> For(const ProfileModels& sizes, const CancelFlag* cancel = nullptr);
 
   // True when `config` is this library's configuration and every file it loaded (a directory: each

@@ -1,6 +1,6 @@
-// The config's keywords (models/kws/keywords.h): the specs of kws.models and its parallel lists,
-// a sensitivity's threshold, the keywords' names and models at each size; and the text rules of a
-// phrase or name (phrase.h).
+// The config's keywords (models/kws/keywords.h; options/keywords.h): the specs of kws.models and
+// its parallel lists, a sensitivity's threshold, the keywords' names and models at each size; and
+// the text rules of a phrase or name (phrase.h).
 #include "models/kws/keywords.h"
 
 #include <gtest/gtest.h>

@@ -1,6 +1,6 @@
 // Speech-to-text: the pocketsphinx backend on real speech, its file checks, the command classifier.
-#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
+#include "models/stt_factory/load_model.h"
 
 #include <gtest/gtest.h>
 

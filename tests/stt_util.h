@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "config/config.h"
-#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
+#include "models/stt_factory/load_model.h"
 #include "options/stage_options.h"
 
 namespace earshot::stt::test_util {

@@ -9,8 +9,8 @@
 
 #include "audio/frame_source.h"
 #include "governor/governor.h"
-#include "models/pocketsphinx/load_model.h"
 #include "models/stt/stt.h"
+#include "models/stt_factory/load_model.h"
 #include "options/stage_options.h"
 #include "tools/commands.h"
 #include "tools/stages.h"

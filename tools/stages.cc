@@ -4,7 +4,6 @@
 
 #include "config/paths.h"
 #include "options/stage_options.h"
-#include "tools/cli.h"
 
 namespace earshot::cli {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "audio/format.h"
-#include "models/pocketsphinx/load_model.h"
+#include "models/stt_factory/load_model.h"
 
 namespace earshot::wyoming {
 

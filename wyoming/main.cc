@@ -3,7 +3,7 @@
 #include <charconv>
 #include <cstdio>
 
-#include "tools/cli.h"
+#include "cli/cli.h"
 #include "wyoming/server.h"
 
 namespace {

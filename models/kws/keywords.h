@@ -1,6 +1,6 @@
-// The config's keywords ([kws]: kws.models and the lists parallel to it), the threshold of a
-// sensitivity, and the keywords' models loaded into a KeywordSet (keyword_set.h). The bundled
-// keywords' files are named here and nowhere else.
+// The keywords listened for: each one's spec (its model files, resolved: options/keywords.h makes
+// the specs of the config's lists and names the bundled keywords' files), the threshold of a
+// sensitivity, and the keywords' models loaded into a KeywordSet (keyword_set.h).
 #pragma once
 
 #include <cstdint>
@@ -26,22 +26,8 @@ struct KeywordSpec {
   int refractory_frames = kDefaultRefractoryMs / 10;
 };
 
-// The keyword lists of [kws] (options/stage_options.h binds them): kws.models, and the lists
-// parallel to it, each empty (the defaults) or one entry per model.
-struct KeywordLists {
-  std::vector<std::string> models;
-  std::vector<std::string> small_models;
-  std::vector<std::string> names;
-  std::vector<double> sensitivities;
-  std::vector<int64_t> refractory_ms;
-};
-
-// One spec per kws.models entry, the other lists' entries (their defaults where a list is empty)
-// beside it. An entry that is a bundled keyword's name (computer, snowboy, view glass) is its
-// bundled model file (models/kws/computer.eshm; its small one models/kws/computer_small.eshm;
-// snowboy's and view glass's one model serves both); any other a path.
-// Errors name the option; a parallel list of another length is one.
-Result<std::vector<KeywordSpec>> KeywordSpecs(const KeywordLists& lists);
+// Empty if `name` can name a keyword (phrase.h's rules), else the cause.
+std::string NameProblem(const std::string& name);
 
 // The score threshold, Q15 with 1.0 = 32768, of `sensitivity` (0 .. 1) for a model whose
 // threshold at sensitivity 0.5 is `default_threshold_q15` (t0): from 32768 (never: scores are at

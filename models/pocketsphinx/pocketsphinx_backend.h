@@ -44,7 +44,7 @@ struct CommandLimits {
 
 class PocketsphinxModel final : public SttModel {
  public:
-  // Stops at its next step once `cancel` is raised (load_model.h).
+  // Stops at its next step once `cancel` is raised (models/stt_factory/load_model.h).
   static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config,
                                                                const CancelFlag* cancel = nullptr);
   ~PocketsphinxModel() override;

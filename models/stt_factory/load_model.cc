@@ -1,4 +1,4 @@
-#include "models/pocketsphinx/load_model.h"
+#include "models/stt_factory/load_model.h"
 
 #include <algorithm>
 #include <string>

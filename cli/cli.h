@@ -1,8 +1,8 @@
-// Shared command-line handling of the `earshot` sub-commands: the options every command takes
-// (--config, --set, --print-config, --help) and the exit statuses of DESIGN.md.
+// The command line of earshot's programs (`earshot`'s sub-commands, earshot-wyoming): the options
+// every one takes (--config, --set, --print-config, --help), the config they give, and the exit
+// statuses of DESIGN.md. What only `earshot` uses is tools/commands.h.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,17 +39,5 @@ Result<Args> Parse(const Command& command, int argc, char** argv, int first);
 
 // Defaults + --config file + --set overrides; on failure the error and the exit status to use.
 Result<config::Config> LoadConfig(const Args& args, int* status);
-
-// The start of every command: the config, or nothing when the command is already done: the config
-// could not be loaded (error printed, `status` set) or --print-config printed it (`status` 0).
-std::optional<config::Config> SetUp(const Args& args, int* status);
-
-// One line on stderr: "earshot: MESSAGE".
-void PrintError(std::string_view message);
-// One line on stderr: "earshot: warning: MESSAGE" (the command goes on).
-void PrintWarning(std::string_view message);
-
-// The bundled sample recording used when `earshot run` is given no file.
-std::string DefaultSamplePath();
 
 }  // namespace earshot::cli
