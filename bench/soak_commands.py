@@ -27,7 +27,8 @@ from gi.repository import Gio, GLib
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
-from daemon_lib import NAME, OBJECT, PATH_IFACE, Lines  # noqa: E402
+from daemon_lib import NAME, OBJECT, Lines, connect  # noqa: E402
+from daemon_lib import app_call as call  # noqa: E402
 
 BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -45,23 +46,6 @@ def rss_mb(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     return float("nan")
-
-
-def connect(address):
-    flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
-    return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
-
-
-def call(conn, method, signature=None, args=None, timeout=60):
-    """(result, None) or (None, the error's name)."""
-    try:
-        reply = conn.call_sync(NAME, OBJECT, PATH_IFACE, method,
-                               GLib.Variant(signature, args) if signature else None, None,
-                               Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
-        return reply.unpack(), None
-    except GLib.Error as e:
-        return None, Gio.DBusError.get_remote_error(e) or e.message
 
 
 def command_sets(address):
@@ -97,7 +81,8 @@ class Soak:
     def register(self, conn, name):
         text = (f"set {name}\nslot device = lamp | fan | kitchen light\nintent light\n"
                 f"  (turn | switch) (on | off){{state}} [the] {{device}}\n")
-        handle, error = call(conn, "RegisterCommands", "(ss)", (name, text))
+        handle, error = call(conn, "RegisterCommands", "(ss)", (name, text), timeout=60)
+        error = error and error[0]
         if error == LIMITED:
             self.count("refused")
         else:
@@ -119,7 +104,7 @@ class Soak:
                     handles.append(handle)
                 if handles and rng.random() < 0.3:
                     _, error = call(conn, "UnregisterCommands", "(o)", (handles.pop(0),))
-                    self.count("unregistered", error)
+                    self.count("unregistered", error and error[0])
             conn.close_sync(None)
             self.count("disconnects")
             time.sleep(rng.random())

@@ -18,7 +18,9 @@ import time
 from gi.repository import Gio, GLib
 
 from daemon_bus import check_interface_xml
-from daemon_lib import NAME, OBJECT, PATH_IFACE, SAMPLE, TIMEOUT, Lines, check, is_signal, stop
+from daemon_lib import (NAME, OBJECT, PATH_IFACE, SAMPLE, TIMEOUT, Lines, check, connect,
+                        is_signal, stop)
+from daemon_lib import app_call as call
 
 # A set around the words the bundled request says ("she's going to put the ironing things away").
 CHORES = """set chores
@@ -65,25 +67,6 @@ class Audio:
 
     def flush(self):
         self.stream.flush()
-
-
-def connect():
-    """A bus connection of its own: an app."""
-    address = Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None)
-    flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
-    return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
-
-
-def call(conn, method, signature=None, args=None):
-    """(result tuple, None) or (None, (error name, message))."""
-    try:
-        reply = conn.call_sync(NAME, OBJECT, PATH_IFACE, method,
-                               GLib.Variant(signature, args) if signature else None, None,
-                               Gio.DBusCallFlags.NONE, int(TIMEOUT * 1000), None)
-        return reply.unpack(), None
-    except GLib.Error as e:
-        return None, (Gio.DBusError.get_remote_error(e), e.message)
 
 
 def get_property(conn, name):

@@ -1,5 +1,6 @@
 """What the earshotd integration tests share (daemon_test.py, daemon_bus.py): counted checks,
-waits for lines with a deadline, sox, busctl and the daemon's bus names."""
+waits for lines with a deadline, sox, busctl, the daemon's bus names and calls to it from
+connections of their own (apps; bench/soak_commands.py too)."""
 import os
 import queue
 import socket
@@ -38,6 +39,29 @@ class NotifySocket:
 
     def close(self):
         self.sock.close()
+
+
+def connect(address=None):
+    """A bus connection of its own, as an app has: to the bus at `address` (None: the session's)."""
+    from gi.repository import Gio
+    if address is None:
+        address = Gio.dbus_address_get_for_bus_sync(Gio.BusType.SESSION, None)
+    flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
+             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
+    return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
+
+
+def app_call(conn, method, signature=None, args=None, timeout=TIMEOUT):
+    """A method of earshotd's called on `conn`: (result tuple, None) or (None, (error name,
+    message)). call() below is busctl's, on the session bus."""
+    from gi.repository import Gio, GLib
+    try:
+        reply = conn.call_sync(NAME, OBJECT, PATH_IFACE, method,
+                               GLib.Variant(signature, args) if signature else None, None,
+                               Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
+        return reply.unpack(), None
+    except GLib.Error as e:
+        return None, (Gio.DBusError.get_remote_error(e), e.message)
 
 
 def check(name, condition, detail=""):

@@ -30,7 +30,9 @@ import time
 from gi.repository import Gio, GLib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from daemon_lib import NAME, OBJECT, PATH_IFACE, TIMEOUT, Lines, check, stop  # noqa: E402
+from daemon_lib import (NAME, OBJECT, PATH_IFACE, TIMEOUT, Lines, check, connect,  # noqa: E402
+                        stop)
+from daemon_lib import app_call as call  # noqa: E402
 import daemon_lib  # noqa: E402
 
 BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -53,23 +55,6 @@ BAD = "io.earshot.Error.BadCommandSet"
 
 def lights(name):
     return f"set {name}\nintent light\n  (turn | switch) (on | off){{state}} [the] lamp\n"
-
-
-def connect(address):
-    flags = (Gio.DBusConnectionFlags.AUTHENTICATION_CLIENT |
-             Gio.DBusConnectionFlags.MESSAGE_BUS_CONNECTION)
-    return Gio.DBusConnection.new_for_address_sync(address, flags, None, None)
-
-
-def call(conn, method, signature=None, args=None, timeout=TIMEOUT):
-    """(result, None) or (None, (error name, message))."""
-    try:
-        reply = conn.call_sync(NAME, OBJECT, PATH_IFACE, method,
-                               GLib.Variant(signature, args) if signature else None, None,
-                               Gio.DBusCallFlags.NONE, int(timeout * 1000), None)
-        return reply.unpack(), None
-    except GLib.Error as e:
-        return None, (Gio.DBusError.get_remote_error(e), e.message)
 
 
 def register_at_once(conn, names):
@@ -190,18 +175,25 @@ def start_daemon(earshotd, address, silence, *sets):
     return daemon, Lines(daemon.stderr)
 
 
+def compile_large(address, log, name):
+    """A new connection registers a large set (not waiting for the reply); returned once the set's
+    compile has begun."""
+    app = connect(address)
+    app.call(NAME, OBJECT, PATH_IFACE, "RegisterCommands",
+             GLib.Variant("(ss)", (name, large_set(name))), None, Gio.DBusCallFlags.NONE,
+             int(TIMEOUT * 1000), None, None, None)
+    check(f"the large set {name} compiles",
+          log.expect(lambda l: f"command set {name} registered" in l) is not None)
+    time.sleep(0.2)  # the loader at work
+    return app
+
+
 def sigterm_during_compile(earshotd, address, silence):
     """SIGTERM once a large set's compile has begun: served at once, status 0."""
     daemon, log = start_daemon(earshotd, address, silence)
     try:
         check("earshotd ready (again)", log.expect(lambda l: "ready:" in l) is not None)
-        app = connect(address)
-        app.call(NAME, OBJECT, PATH_IFACE, "RegisterCommands",
-                 GLib.Variant("(ss)", ("big", large_set("big"))), None, Gio.DBusCallFlags.NONE,
-                 int(TIMEOUT * 1000), None, None, None)
-        check("the large set compiles",
-              log.expect(lambda l: "command set big registered" in l) is not None)
-        time.sleep(0.2)  # the loader at work
+        app = compile_large(address, log, "big")
         began = time.monotonic()
         daemon.send_signal(signal.SIGTERM)
         try:
@@ -231,14 +223,7 @@ def owner_leaves_during_compile(earshotd, address, silence):
         _, error = call(whole, "UnregisterCommands", "(o)", handle)
         check("and is unregistered", error is None, str(error))
         time.sleep(2)  # the load without it
-        app = connect(address)
-        app.call(NAME, OBJECT, PATH_IFACE, "RegisterCommands",
-                 GLib.Variant("(ss)", ("big", large_set("big"))), None, Gio.DBusCallFlags.NONE,
-                 int(TIMEOUT * 1000), None, None, None)
-        check("the large set compiles again",
-              log.expect(lambda l: "command set big registered" in l) is not None)
-        time.sleep(0.2)  # the loader at work
-        app.close_sync(None)
+        compile_large(address, log, "big").close_sync(None)
         check("its owner left: the compile is cancelled",
               log.expect(lambda l: "command set big: its compile cancelled" in l) is not None)
         other = connect(address)
