@@ -78,8 +78,8 @@ def register_at_once(conn, names):
     return replies
 
 
-def loads(log):
-    """The loads the daemon has logged so far."""
+def logged(log):
+    """Every line the daemon has logged so far."""
     time.sleep(0.5)  # the log's last lines on their way
     while not log.queue.empty():
         line = log.queue.get_nowait()
@@ -87,7 +87,12 @@ def loads(log):
             log.queue.put(None)
             break
         log.seen.append(line)
-    return sum(1 for line in log.seen if "models loaded" in line)
+    return log.seen
+
+
+def loads(log):
+    """The loads the daemon has logged so far."""
+    return sum(1 for line in logged(log) if "models loaded" in line)
 
 
 def refusals(address):
@@ -233,8 +238,7 @@ def owner_leaves_during_compile(earshotd, address, silence):
         check("another client's set is registered", error is None, str(error))
         print(f"a small set registered {small_s:.2f} s after the large set's owner left; the "
               f"large set's compile: {compile_s:.2f} s", flush=True)
-        loads(log)  # the log's lines so far
-        compiled = [l for l in log.seen if "command set big compiled" in l]
+        compiled = [l for l in logged(log) if "command set big compiled" in l]
         check("the large set was never compiled", not compiled, str(compiled))
         other.close_sync(None)
         whole.close_sync(None)

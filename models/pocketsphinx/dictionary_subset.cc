@@ -3,17 +3,12 @@
 #include <string_view>
 
 #include "base/read_file.h"
+#include "base/text.h"
 
 namespace earshot::stt {
 namespace {
 
 constexpr size_t kMaxDictionaryBytes = size_t{64} << 20;
-
-std::string_view Trimmed(std::string_view s) {
-  const size_t first = s.find_first_not_of(" \t\r");
-  if (first == std::string_view::npos) return {};
-  return s.substr(first, s.find_last_not_of(" \t\r") - first + 1);
-}
 
 // "read(2)" -> "read"; a word without an alternate's number is itself.
 std::string_view BaseWord(std::string_view word) {
@@ -32,13 +27,13 @@ Result<std::vector<DictionaryEntry>> ReadDictionaryEntries(const std::string& pa
   std::string_view rest = *text;
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
-    const std::string_view line = Trimmed(rest.substr(0, end));
+    const std::string_view line = base::TrimSpace(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     const size_t gap = line.find_first_of(" \t");
     if (gap == std::string_view::npos) continue;  // no phones: pocketsphinx ignores it too
     const std::string_view word = line.substr(0, gap);
     if (words.count(std::string(BaseWord(word))) == 0) continue;
-    entries.push_back({std::string(word), std::string(Trimmed(line.substr(gap)))});
+    entries.push_back({std::string(word), std::string(base::TrimSpace(line.substr(gap)))});
   }
   return entries;
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "base/read_file.h"
+#include "base/text.h"
 
 namespace earshot::stt {
 namespace {
@@ -36,12 +37,6 @@ std::string Lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
-  return s;
 }
 
 std::vector<std::string> SplitWhitespace(std::string_view s) {
@@ -192,7 +187,7 @@ Result<SlotList> ParseSlotLine(std::string_view rest, const std::string& source,
   const size_t eq = rest.find('=');
   if (eq == std::string_view::npos) return Error{where + ": expected 'slot NAME = a | b'"};
   SlotList list;
-  list.name = std::string(Trim(rest.substr(0, eq)));
+  list.name = std::string(base::TrimSpace(rest.substr(0, eq)));
   list.line = line;
   if (Status s = CheckName(list.name, "a slot name"); !s.ok()) {
     return Error{where + ": " + s.error().message};
@@ -200,7 +195,7 @@ Result<SlotList> ParseSlotLine(std::string_view rest, const std::string& source,
   std::string_view values = rest.substr(eq + 1);
   for (;;) {
     const size_t bar = std::min(values.find('|'), values.size());
-    std::string_view item = Trim(values.substr(0, bar));
+    std::string_view item = base::TrimSpace(values.substr(0, bar));
     SlotValue v;
     const size_t colon = item.find(':');
     v.spoken = SplitWhitespace(Lower(item.substr(0, std::min(colon, item.size()))));
@@ -214,7 +209,8 @@ Result<SlotList> ParseSlotLine(std::string_view rest, const std::string& source,
         return Error{where + ": slot " + list.name + ": '" + w + "' is not a word"};
       }
     }
-    v.value = colon == std::string_view::npos ? "" : std::string(Trim(item.substr(colon + 1)));
+    v.value =
+        colon == std::string_view::npos ? "" : std::string(base::TrimSpace(item.substr(colon + 1)));
     if (colon == std::string_view::npos) {
       for (const std::string& w : v.spoken) v.value += (v.value.empty() ? "" : " ") + w;
     }
@@ -246,7 +242,7 @@ void CollectWords(const TemplateNode& node, const CommandSet& set,
 
 // One line of the set: `set`, `slot`, `intent` or (indented) a template of the last intent.
 Status ParseLine(std::string_view raw, int line, CommandSet& set, std::set<std::string>& intents) {
-  const std::string_view text = Trim(raw.substr(0, std::min(raw.find('#'), raw.size())));
+  const std::string_view text = base::TrimSpace(raw.substr(0, std::min(raw.find('#'), raw.size())));
   if (text.empty()) return OkStatus();
   const auto where = [&] { return Where(set.source, line); };
   if (std::isspace(static_cast<unsigned char>(raw.front()))) {
@@ -258,7 +254,7 @@ Status ParseLine(std::string_view raw, int line, CommandSet& set, std::set<std::
   }
   const size_t space = std::min(text.find_first_of(" \t"), text.size());
   const std::string_view keyword = text.substr(0, space);
-  const std::string_view rest = Trim(text.substr(space));
+  const std::string_view rest = base::TrimSpace(text.substr(space));
   if (keyword == "slot") {
     Result<SlotList> list = ParseSlotLine(rest, set.source, line);
     if (!list.ok()) return list.error();
