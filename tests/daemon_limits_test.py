@@ -227,7 +227,10 @@ def owner_leaves_during_compile(earshotd, address, silence):
         check("a large set compiles", error is None, str(error))
         _, error = call(whole, "UnregisterCommands", "(o)", handle)
         check("and is unregistered", error is None, str(error))
-        time.sleep(2)  # the load without it
+        # The load without it ends before the next set registers (else that set waits for it,
+        # and its owner leaving drops a set that never began to compile).
+        check("the load without it", log.expect(lambda l: "command set whole unregistered" in l)
+              is not None and log.expect(lambda l: "models loaded" in l) is not None)
         compile_large(address, log, "big").close_sync(None)
         check("its owner left: the compile is cancelled",
               log.expect(lambda l: "command set big: its compile cancelled" in l) is not None)
