@@ -1,5 +1,5 @@
 // One spoken command (the bundled recording's first second), decided three ways in the same run:
-// the command classifier alone (models/commands/command_model.h: window, front end, network), the
+// the command classifier alone (models/commands/command_model.h: window, embedding, head), the
 // decoder alone (pocketsphinx with stt.words, Begin / Feed / End), and the two joined (the default:
 // command_fusion.h). The classifier's share is its cost over the decoder's.
 #include <benchmark/benchmark.h>
@@ -26,7 +26,8 @@ const std::vector<int16_t>& Command() {
 }
 
 void BM_CommandClassifier(benchmark::State& state) {
-  auto model = CommandModel::Load(kSource + "/models/commands/commands.eshm", {});
+  auto model = CommandModel::Load(kSource + "/models/commands/commands.eshm",
+                                  kSource + "/models/embedding/speech_embedding.eshm");
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
   for (auto _ : state) benchmark::DoNotOptimize((*model)->LogProbs(Command()));
 }

@@ -111,7 +111,7 @@ constexpr std::array kOptions = {
                "Command classifier joined to the command words (stt.words, or an stt.grammar "
                "whose one rule says one of them; empty: the bundled models/commands/commands.eshm when "
                "they are its ten words; none: off)"},
-    OptionSpec{"stt.command_bonus", T::kFloat, "1.5", 0.0, 1000.0, "", "",
+    OptionSpec{"stt.command_bonus", T::kFloat, "3.0", 0.0, 1000.0, "", "",
                "The command classifier's log-probability bonus for the decoder's word (0: the "
                "classifier alone decides among the words; 1000: the decoder does)"},
     OptionSpec{"stt.command_rescue", T::kFloat, "0.6", 0.5, 1.0, "", "",

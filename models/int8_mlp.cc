@@ -137,7 +137,7 @@ Result<Int8Dense> LoadLayer(const ModelFile& file, int l, int input_size) {
 
 }  // namespace
 
-Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
+Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs, int outputs) {
   Int8Mlp mlp;
   for (int l = 0; file.Has("l" + std::to_string(l) + ".weight"); ++l) {
     const int input_size = l == 0 ? inputs : mlp.layers_.back().total_outputs();
@@ -150,7 +150,11 @@ Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs) {
   if (file.Has(last)) {
     return file.Fail("the last layer must be dense, yet it has a tensor '" + last + "'");
   }
-  if (mlp.layers_.back().outputs != 1) return file.Fail("the last layer must have one output");
+  if (mlp.layers_.back().outputs != outputs) {
+    return file.Fail("the last layer has " + std::to_string(mlp.layers_.back().outputs) +
+                     " outputs, expected " + std::to_string(outputs));
+  }
+  if (outputs != 1) return mlp;  // a classifier: logits, no table
   auto sigmoid = file.Read<uint16_t>("sigmoid", {2 * kLogitHalfRange});
   if (!sigmoid.ok()) return sigmoid.error();
   // Scores are probabilities in Q15 (a threshold of 32768 is never reached: kws.h).
@@ -171,20 +175,36 @@ int32_t Int8Mlp::RunLogit(std::span<const int8_t> input, Scratch& scratch) const
   return RunLogitFrom(0, input, scratch);
 }
 
-int32_t Int8Mlp::RunLogitFrom(size_t first, std::span<const int8_t> input, Scratch& scratch) const {
+std::span<const int8_t> Int8Mlp::HiddenFrom(size_t first, std::span<const int8_t> input,
+                                            Scratch& scratch) const {
   std::span<const int8_t> in = input;
   for (size_t l = first; l + 1 < layers_.size(); ++l) {
     std::vector<int8_t>& out = (l % 2 == 0) ? scratch.a : scratch.b;
     Hidden(layers_[l], in, InputsOf(l), out);
     in = std::span<const int8_t>(out.data(), static_cast<size_t>(layers_[l].total_outputs()));
   }
+  return in;
+}
+
+// The last layer's output o over its input `in`: requantised to the logit's Q-format, clamped.
+int32_t Int8Mlp::OutputLogit(std::span<const int8_t> in, size_t o) const {
   const Int8Dense& last = layers_.back();
+  const auto k = static_cast<size_t>(last.inputs);
   int32_t acc = 0;
-  DotRows(last.weight.data(), 1, static_cast<size_t>(last.inputs), in.data(),
-          InputsOf(layers_.size() - 1), &acc);
-  acc += last.bias[0];
-  return static_cast<int32_t>(std::clamp<int64_t>(Requantize(acc, last.mult[0], last.shift[0]),
+  DotRows(&last.weight[o * k], 1, k, in.data(), InputsOf(layers_.size() - 1), &acc);
+  acc += last.bias[o];
+  return static_cast<int32_t>(std::clamp<int64_t>(Requantize(acc, last.mult[o], last.shift[o]),
                                                   -kLogitHalfRange, kLogitHalfRange - 1));
+}
+
+int32_t Int8Mlp::RunLogitFrom(size_t first, std::span<const int8_t> input, Scratch& scratch) const {
+  return OutputLogit(HiddenFrom(first, input, scratch), 0);
+}
+
+void Int8Mlp::RunLogits(std::span<const int8_t> input, Scratch& scratch,
+                        std::span<int32_t> logits) const {
+  const std::span<const int8_t> in = HiddenFrom(0, input, scratch);
+  for (size_t o = 0; o < logits.size(); ++o) logits[o] = OutputLogit(in, o);
 }
 
 uint16_t Int8Mlp::Run(std::span<const int8_t> input, Scratch& scratch) const {

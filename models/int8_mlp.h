@@ -13,7 +13,9 @@
 // applies the same C weight rows (K = k * w) at each of P = (N_in / w - k) / s + 1 positions:
 // position p's window is in[p * s * w .. (p * s + k) * w), its channel c goes to out[p * C + c]
 // (position-major, P * C outputs). Without "l{l}.conv" the layer is dense: one position whose
-// window is the whole input (K = N_in). The last layer is always dense, with one output: the logit.
+// window is the whole input (K = N_in). The last layer is always dense: one output, the logit a
+// sigmoid table turns into a score (Run), or, in a classifier (Load's `outputs` > 1), a logit per
+// class (RunLogits) and no table.
 #pragma once
 
 #include <cstddef>
@@ -51,18 +53,21 @@ class Int8Mlp {
  public:
   static constexpr int kLogitHalfRange = 1024;  // logits clamped to [-1024, 1024) of their quantum
 
-  // Layers "l0.*", "l1.*", ... and "sigmoid" from `file`; the first layer must take `inputs`.
-  static Result<Int8Mlp> Load(const ModelFile& file, int inputs);
+  // Layers "l0.*", "l1.*", ... from `file`; the first layer must take `inputs`, the last give
+  // `outputs`; with one output, also the table "sigmoid".
+  static Result<Int8Mlp> Load(const ModelFile& file, int inputs, int outputs = 1);
 
   struct Scratch {
     std::vector<int8_t> a, b;
   };
   Scratch MakeScratch() const;
 
-  // The score in Q15 (0 .. 32767) of one input vector.
+  // The score in Q15 (0 .. 32767) of one input vector (a model of one output).
   uint16_t Run(std::span<const int8_t> input, Scratch& scratch) const;
   // The output logit in the model's Q-format, clamped to [-kLogitHalfRange, kLogitHalfRange).
   int32_t RunLogit(std::span<const int8_t> input, Scratch& scratch) const;
+  // A classifier's logits, one per output, each in the model's Q-format and clamped as above.
+  void RunLogits(std::span<const int8_t> input, Scratch& scratch, std::span<int32_t> logits) const;
 
   // For streaming (a caller that keeps a convolution's outputs from one hop to the next):
   // hidden layer l at one position, its window of inputs K -> its C outputs;
@@ -72,13 +77,18 @@ class Int8Mlp {
   uint16_t RunFrom(int first, std::span<const int8_t> input, Scratch& scratch) const;
 
   int inputs() const { return layers_.front().total_inputs(); }  // the model's input size
+  int outputs() const { return layers_.back().outputs; }
   const std::vector<Int8Dense>& layers() const { return layers_; }
 
  private:
   int32_t RunLogitFrom(size_t first, std::span<const int8_t> input, Scratch& scratch) const;
+  // The last layer's input: the hidden layers from `first` on, over `input`.
+  std::span<const int8_t> HiddenFrom(size_t first, std::span<const int8_t> input,
+                                     Scratch& scratch) const;
+  int32_t OutputLogit(std::span<const int8_t> in, size_t o) const;
 
   std::vector<Int8Dense> layers_;
-  std::vector<uint16_t> sigmoid_q15_;  // [2 * kLogitHalfRange]
+  std::vector<uint16_t> sigmoid_q15_;  // [2 * kLogitHalfRange]; empty in a classifier
 };
 
 }  // namespace earshot::models

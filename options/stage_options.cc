@@ -88,9 +88,7 @@ Result<stt::SttConfig> BindStt(const config::Config& config) {
       stt::ReadCommandSets(config.StringList("stt.commands"));
   if (!sets.ok()) return sets.error();
   c.command_sets = std::move(sets).value();
-  Result<features::FrontEndConfig> front_end = BindFrontEnd(config);
-  if (!front_end.ok()) return front_end.error();
-  c.features = *front_end;
+  c.embedding_model = config::BundledModelPath("embedding/speech_embedding.eshm");
   if (Status s = c.Validate(); !s.ok()) return s.error();
   return c;
 }

@@ -1,18 +1,17 @@
-// The command classifier: its window, its network, its loader's checks, the fusion rule, and the
-// bundled model against the training script's own log-probabilities.
+// The command classifier: its window, its pooled embeddings, its loader's checks, the fusion
+// rule, and the bundled model against the training script's own log-probabilities.
 #include "models/commands/command_model.h"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
-#include <limits>
 #include <optional>
 #include <sstream>
 
 #include "models/commands/command_fusion.h"
 #include "models/commands/command_sequence.h"
-#include "models/conv2d_net.h"
+#include "features/front_end.h"
 #include "tests/from_env.h"
 #include "tests/model_writer.h"
 #include "tests/read_samples.h"
@@ -22,6 +21,7 @@ namespace {
 
 using testing_util::FromEnv;
 using testing_util::Int32;
+using testing_util::Int8;
 using testing_util::Make;
 using testing_util::ReadSamples;
 using testing_util::Tensor;
@@ -52,113 +52,39 @@ TEST(CommandWindow, ALongRequestIsCutAroundItsVoice) {
   EXPECT_EQ(CommandWindow(std::vector<int16_t>(), 160), std::vector<int16_t>(160, 0));
 }
 
-Tensor Float(const std::string& name, std::vector<uint32_t> dims, const std::vector<float>& v) {
-  return Make(name, models::TensorType::kFloat32, std::move(dims), v);
-}
+const std::string kEmbedding = kSource + "/models/embedding/speech_embedding.eshm";
+constexpr uint32_t kPooled = 192;  // the embedding's 96 maxima, then its 96 means
 
-Tensor Words(const std::string& text) {
+Tensor Words(const std::string& name, const std::string& text) {
   std::vector<int8_t> bytes(text.begin(), text.end());
-  return Make("words", models::TensorType::kInt8, {static_cast<uint32_t>(bytes.size())}, bytes);
+  return Make(name, models::TensorType::kInt8, {static_cast<uint32_t>(bytes.size())}, bytes);
 }
 
-// A one-convolution model: a 3x3 kernel with only its centre (weight 1), stride 1,
-// padding 1, then two outputs.
-std::vector<Tensor> TinyModel() {
-  std::vector<float> kernel(9, 0.0F);
-  kernel[4] = 1.0F;
-  return {Words("yes|no"),
-          Int32("command_input", {100, 60, 10}),
-          Float("c0.weight", {1, 1, 3, 3}, kernel),
-          Float("c0.bias", {1}, {0.5F}),
-          Int32("c0.conv", {1, 1}),
-          Float("out.weight", {2, 1}, {2.0F, -1.0F}),
-          Float("out.bias", {2}, {0.0F, 1.0F})};
+// A head whose logits are `logits` (in Q8) whatever it hears: one hidden unit of weight 0, then
+// output weights 0 and the logits as biases, requantised by 1 (mult 2^30, shift 30).
+std::vector<Tensor> TinyModel(const std::vector<int32_t>& logits, const std::string& words,
+                              const std::string& others = "") {
+  const auto n = static_cast<uint32_t>(logits.size());
+  std::vector<Tensor> t = {Words("words", words),
+                           Int32("command_input", {100, 30, 8}),
+                           Int8("l0.weight", {1, kPooled}, std::vector<int8_t>(kPooled, 0)),
+                           Int32("l0.bias", {0}),
+                           Int32("l0.mult", {1 << 30}),
+                           Int32("l0.shift", {30}),
+                           Int8("l1.weight", {n, 1}, std::vector<int8_t>(n, 0)),
+                           Int32("l1.bias", logits),
+                           Int32("l1.mult", std::vector<int32_t>(n, 1 << 30)),
+                           Int32("l1.shift", std::vector<int32_t>(n, 30))};
+  if (!others.empty()) t.push_back(Words("other_words", others));
+  return t;
 }
 
-TEST(Conv2dNet, ConvolvesRectifiesAveragesAndMaps) {
-  const std::string path = WriteModel("command-cnn", TinyModel(), "tiny.eshm");
-  auto file = models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, {});
-  ASSERT_TRUE(file.ok()) << file.error().message;
-  auto net = models::Conv2dNet::Load(*file, "", 2, 3, 2);
-  ASSERT_TRUE(net.ok()) << net.error().message;
-  // relu(x + 0.5) of {1, -2, 3, 0, -1, 4}: {1.5, 0, 3.5, 0.5, 0, 4.5}, mean 10 / 6.
-  const std::vector<float> logits = net->Run(std::vector<float>{1, -2, 3, 0, -1, 4});
-  ASSERT_EQ(logits.size(), 2u);
-  EXPECT_NEAR(logits[0], 2.0 * 10 / 6, 1e-6);
-  EXPECT_NEAR(logits[1], 1.0 - 10.0 / 6, 1e-6);
+std::string Write(const std::vector<Tensor>& tensors, const std::string& file) {
+  return WriteModel(CommandModel::kKind, tensors, file, models::FeatureKind::kEmbeddingMel);
 }
 
-// Convolution by its definition (PyTorch's Conv2d, then ReLU): in [c_in][rows][cols], w
-// [c_out][c_in][k][k].
-std::vector<float> ReferenceConv(const std::vector<float>& in, int c_in, int rows, int cols,
-                                 const std::vector<float>& w, const std::vector<float>& bias, int k,
-                                 int stride, int pad, int& out_rows, int& out_cols) {
-  out_rows = (rows + 2 * pad - k) / stride + 1;
-  out_cols = (cols + 2 * pad - k) / stride + 1;
-  const int c_out = static_cast<int>(bias.size());
-  std::vector<float> out(static_cast<size_t>(c_out * out_rows * out_cols));
-  for (int o = 0; o < c_out; ++o) {
-    for (int y = 0; y < out_rows; ++y) {
-      for (int x = 0; x < out_cols; ++x) {
-        double sum = bias[o];
-        for (int c = 0; c < c_in; ++c) {
-          for (int i = 0; i < k; ++i) {
-            for (int j = 0; j < k; ++j) {
-              const int r = y * stride - pad + i, s = x * stride - pad + j;
-              if (r < 0 || r >= rows || s < 0 || s >= cols) continue;
-              sum += w[((o * c_in + c) * k + i) * k + j] * in[(c * rows + r) * cols + s];
-            }
-          }
-        }
-        out[(o * out_rows + y) * out_cols + x] = std::max(0.0F, static_cast<float>(sum));
-      }
-    }
-  }
-  return out;
-}
-
-// Sizes that fill no block of the inner loop whole (5 and 3 channels, 20 and 20 positions).
-TEST(Conv2dNet, MatchesConvolutionByItsDefinition) {
-  auto values = [](size_t n, float scale) {
-    std::vector<float> v(n);
-    for (size_t i = 0; i < n; ++i) v[i] = scale * static_cast<float>((i * 7919 % 23)) - scale * 11;
-    return v;
-  };
-  const std::vector<float> w0 = values(5 * 9, 0.1F), b0 = values(5, 0.05F);
-  const std::vector<float> w1 = values(3 * 5 * 25, 0.02F), b1 = values(3, 0.01F);
-  const std::vector<float> w_out = values(2 * 3, 0.3F), b_out = {0.25F, -0.5F};
-  const std::string path = WriteModel(
-      "command-cnn",
-      {Words("yes|no"), Int32("command_input", {100, 60, 10}), Float("c0.weight", {5, 1, 3, 3}, w0),
-       Float("c0.bias", {5}, b0), Int32("c0.conv", {2, 1}), Float("c1.weight", {3, 5, 5, 5}, w1),
-       Float("c1.bias", {3}, b1), Int32("c1.conv", {1, 2}), Float("out.weight", {2, 3}, w_out),
-       Float("out.bias", {2}, b_out)},
-      "odd.eshm");
-  auto file = models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, {});
-  ASSERT_TRUE(file.ok()) << file.error().message;
-  auto net = models::Conv2dNet::Load(*file, "", 7, 9, 2);
-  ASSERT_TRUE(net.ok()) << net.error().message;
-  const std::vector<float> input = values(7 * 9, 0.5F);
-  int r0 = 0, c0 = 0, r1 = 0, c1 = 0;
-  const std::vector<float> a = ReferenceConv(input, 1, 7, 9, w0, b0, 3, 2, 1, r0, c0);
-  const std::vector<float> b = ReferenceConv(a, 5, r0, c0, w1, b1, 5, 1, 2, r1, c1);
-  ASSERT_EQ(r1 * c1, 20);
-  std::vector<float> want(b_out);
-  for (size_t k = 0; k < want.size(); ++k) {
-    for (int o = 0; o < 3; ++o) {
-      double mean = 0;
-      for (int p = 0; p < r1 * c1; ++p) mean += b[static_cast<size_t>(o * r1 * c1 + p)];
-      want[k] += w_out[k * 3 + static_cast<size_t>(o)] * static_cast<float>(mean / (r1 * c1));
-    }
-  }
-  const std::vector<float> got = net->Run(input);
-  ASSERT_EQ(got.size(), 2u);
-  EXPECT_GT(std::abs(want[0] - want[1]), 0.1F);  // the outputs say something
-  for (size_t k = 0; k < 2; ++k) EXPECT_NEAR(got[k], want[k], 1e-5) << k;
-}
-
-std::string LoadError(std::vector<Tensor> tensors, const std::string& file) {
-  auto model = CommandModel::Load(WriteModel("command-cnn", tensors, file), {});
+std::string LoadError(const std::vector<Tensor>& tensors, const std::string& file) {
+  auto model = CommandModel::Load(Write(tensors, file), kEmbedding);
   return model.ok() ? "" : model.error().message;
 }
 
@@ -169,133 +95,98 @@ void Replace(std::vector<Tensor>& tensors, Tensor t) {
 }
 
 TEST(CommandModel, BrokenFilesAreClearErrors) {
-  EXPECT_EQ(LoadError(TinyModel(), "ok.eshm"), "");
+  EXPECT_EQ(LoadError(TinyModel({0, 0}, "yes|no"), "ok.eshm"), "");
   const struct {
     Tensor tensor;
     std::string error;
   } cases[] = {
-      {Words("yes||no"), "empty word"},
-      {Words("yes|yes"), "names 'yes' twice"},
-      {Words("yes|n\no"), "printable"},
-      {Words("yes|no|up"), "out.weight' is [2x1], expected [3x1]"},
-      {Int32("command_input", {100, 0, 10}), "out of range"},
-      {Int32("c0.conv", {0, 1}), "stride 0"},
-      {Int32("c0.conv", {1, 3}), "padding under the kernel"},
-      {Float("c0.weight", {1, 1, 3, 3}, std::vector<float>(9, std::nanf(""))), "NaN"},
-      {Float("out.bias", {2}, {0.0F, std::numeric_limits<float>::infinity()}), "infinity"},
-      {Float("c0.weight", {1, 2, 3, 3}, std::vector<float>(18, 0.0F)), "reads 2 channels"},
+      {Words("words", "yes||no"), "empty word"},
+      {Words("words", "yes|yes"), "names 'yes' twice"},
+      {Words("words", "yes|n\no"), "printable"},
+      {Words("words", "yes|no|up"), "the last layer has 2 outputs, expected 3"},
+      {Int32("command_input", {50, 30, 8}), "out of range"},  // under the embedding's window
+      {Int32("command_input", {100, -1, 8}), "out of range"},
+      {Int32("command_input", {100, 30, 11}), "out of range"},
+      {Int8("l0.weight", {1, 96}, std::vector<int8_t>(96, 0)), "takes 96 inputs, expected 192"},
+      {Int32("l1.shift", {30, 0}), "invalid requantisation"},
   };
   int i = 0;
   for (const auto& c : cases) {
-    std::vector<Tensor> tensors = TinyModel();
+    std::vector<Tensor> tensors = TinyModel({0, 0}, "yes|no");
     Replace(tensors, c.tensor);
     const std::string error = LoadError(tensors, "case" + std::to_string(i++) + ".eshm");
     EXPECT_NE(error.find(c.error), std::string::npos) << c.error << " <- " << error;
     EXPECT_NE(error.find(".eshm"), std::string::npos) << "names the file: " << error;
   }
-  // A kernel larger than what is left of the input leaves no output.
-  std::vector<Tensor> deep = TinyModel();
-  deep.push_back(Float("c1.weight", {1, 1, 15, 15}, std::vector<float>(225, 0.0F)));
-  deep.push_back(Float("c1.bias", {1}, {0.0F}));
-  deep.push_back(Int32("c1.conv", {8, 0}));
-  auto file = models::ModelFile::Load(WriteModel("command-cnn", deep, "deep.eshm"), "command-cnn",
-                                      models::FeatureKind::kLogMel, {});
-  ASSERT_TRUE(file.ok());
-  auto net = models::Conv2dNet::Load(*file, "", 4, 100, 2);
-  ASSERT_FALSE(net.ok());
-  EXPECT_NE(net.error().message.find("leaves no output"), std::string::npos);
-  // One whose unfolded input would take more memory than a command needs (14400 taps x 4000
-  // positions: 230 MB).
-  std::vector<Tensor> wide = TinyModel();
-  Replace(wide, Float("c0.weight", {64, 1, 3, 3}, std::vector<float>(576, 0.0F)));
-  Replace(wide, Float("c0.bias", {64}, std::vector<float>(64, 0.0F)));
-  wide.push_back(Float("c1.weight", {1, 64, 15, 15}, std::vector<float>(14400, 0.0F)));
-  wide.push_back(Float("c1.bias", {1}, {0.0F}));
-  wide.push_back(Int32("c1.conv", {1, 7}));
-  auto wide_file = models::ModelFile::Load(WriteModel("command-cnn", wide, "wide.eshm"),
-                                           "command-cnn", models::FeatureKind::kLogMel, {});
-  ASSERT_TRUE(wide_file.ok());
-  auto wide_net = models::Conv2dNet::Load(*wide_file, "", 40, 100, 2);
-  ASSERT_FALSE(wide_net.ok());
-  EXPECT_NE(wide_net.error().message.find("c1 would unfold its input to 57600000 values"),
-            std::string::npos)
-      << wide_net.error().message;
-  EXPECT_TRUE(models::Conv2dNet::Load(*wide_file, "", 8, 10, 2).ok());  // a smaller input unfolds
-  // Another kind of model is not a command model.
-  auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", {});
+  // Another kind of model is not a command model, nor is a file of the main log-mel; and the
+  // embedding it reads must be one.
+  auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", kEmbedding);
   ASSERT_FALSE(wrong_kind.ok());
   EXPECT_NE(wrong_kind.error().message.find("computer.eshm"), std::string::npos);
+  const std::string logmel =
+      WriteModel(CommandModel::kKind, TinyModel({0, 0}, "yes|no"), "logmel.eshm");
+  EXPECT_FALSE(CommandModel::Load(logmel, kEmbedding).ok());
+  auto no_embedding = CommandModel::Load(Write(TinyModel({0, 0}, "yes|no"), "ok.eshm"),
+                                         kSource + "/models/vad/vad.eshm");
+  ASSERT_FALSE(no_embedding.ok());
+  EXPECT_NE(no_embedding.error().message.find("vad.eshm"), std::string::npos);
 }
 
 // "other_words": words it knows that are no command, an output each after the command words'.
 TEST(CommandModel, OtherWordsAreOutputsAfterTheCommandWords) {
-  std::vector<Tensor> tensors = TinyModel();
-  tensors.push_back(Make("other_words", models::TensorType::kInt8, {3},
-                         std::vector<int8_t>{'d', 'o', 'g'}));
-  Replace(tensors, Float("out.weight", {3, 1}, {2.0F, -1.0F, 0.5F}));
-  Replace(tensors, Float("out.bias", {3}, {0.0F, 1.0F, 0.0F}));
-  auto model = CommandModel::Load(WriteModel("command-cnn", tensors, "other.eshm"), {});
+  auto model = CommandModel::Load(Write(TinyModel({256, 0, -256}, "yes|no", "dog"), "other.eshm"),
+                                  kEmbedding);
   ASSERT_TRUE(model.ok()) << model.error().message;
   EXPECT_EQ((*model)->words(), (std::vector<std::string>{"yes", "no"}));
   EXPECT_EQ((*model)->others(), (std::vector<std::string>{"dog"}));
   const std::vector<float> lp = (*model)->LogProbs(std::vector<int16_t>(16000, 100));
   ASSERT_EQ(lp.size(), 3u);
-  double sum = 0;
-  for (const float v : lp) sum += std::exp(v);
-  EXPECT_NEAR(sum, 1.0, 1e-5);
+  // The logits 1, 0 and -1 (Q8): their log-softmax.
+  const double log_sum = std::log(std::exp(1.0) + 1.0 + std::exp(-1.0));
+  EXPECT_NEAR(lp[0], 1.0 - log_sum, 1e-6);
+  EXPECT_NEAR(lp[1], -log_sum, 1e-6);
+  EXPECT_NEAR(lp[2], -1.0 - log_sum, 1e-6);
   // Without a row of its own, or named twice, it is refused.
-  std::vector<Tensor> short_rows = TinyModel();
-  short_rows.push_back(tensors.back());
-  EXPECT_NE(LoadError(short_rows, "short.eshm").find("expected [3x1]"), std::string::npos);
-  std::vector<Tensor> twice = tensors;
-  Replace(twice, Make("other_words", models::TensorType::kInt8, {3},
-                      std::vector<int8_t>{'y', 'e', 's'}));
-  EXPECT_NE(LoadError(twice, "twice.eshm").find("names 'yes' twice"), std::string::npos);
+  EXPECT_NE(LoadError(TinyModel({0, 0}, "yes|no", "dog"), "short.eshm")
+                .find("the last layer has 2 outputs, expected 3"),
+            std::string::npos);
+  EXPECT_NE(LoadError(TinyModel({0, 0, 0}, "yes|no", "yes"), "twice.eshm")
+                .find("names 'yes' twice"),
+            std::string::npos);
 }
 
-// TinyModel's network under `prefix`, with other output weights.
-std::vector<Tensor> SecondNetwork(const std::string& prefix) {
-  std::vector<Tensor> net = TinyModel();
-  net.erase(net.begin(), net.begin() + 2);  // words, command_input
-  Replace(net, Float("out.weight", {2, 1}, {-0.5F, 1.5F}));
-  for (Tensor& t : net) t.name = prefix + t.name;
-  return net;
-}
-
-TEST(CommandModel, AnEnsembleAveragesItsNetworksProbabilities) {
-  std::vector<Tensor> second = TinyModel();
-  second.resize(2);
-  for (Tensor& t : SecondNetwork("")) second.push_back(t);
-  std::vector<Tensor> both = TinyModel();
-  for (Tensor& t : SecondNetwork("m1.")) both.push_back(t);
-  auto a = CommandModel::Load(WriteModel("command-cnn", TinyModel(), "a.eshm"), {});
-  auto b = CommandModel::Load(WriteModel("command-cnn", second, "b.eshm"), {});
-  auto ab = CommandModel::Load(WriteModel("command-cnn", both, "ab.eshm"), {});
-  ASSERT_TRUE(a.ok() && b.ok() && ab.ok());
-  std::vector<int16_t> samples(16000);
-  for (size_t i = 0; i < samples.size(); ++i) samples[i] = static_cast<int16_t>((i * 7919) % 8000);
-  const std::vector<float> pa = (*a)->LogProbs(samples), pb = (*b)->LogProbs(samples),
-                           pab = (*ab)->LogProbs(samples);
-  ASSERT_EQ(pab.size(), 2u);
-  EXPECT_GT(std::abs(pa[0] - pb[0]), 0.1F);  // the networks disagree
-  for (size_t i = 0; i < 2; ++i) {
-    EXPECT_NEAR(std::exp(pab[i]), (std::exp(pa[i]) + std::exp(pb[i])) / 2, 1e-6) << i;
+// The head's input: the maximum and the mean (rounded half up) of the embeddings of the padded
+// window, the embeddings those of the stream over it.
+TEST(CommandModel, PoolsTheEmbeddingsOfThePaddedWindow) {
+  auto model =
+      CommandModel::Load(Write(TinyModel({0, 0}, "yes|no"), "pooled.eshm"), kEmbedding);
+  auto embedding =
+      embedding::SpeechEmbedding::Load(kEmbedding, features::EmbeddingFrontEndConfig());
+  ASSERT_TRUE(model.ok() && embedding.ok());
+  const std::vector<int16_t> x = ReadSamples(kSource + "/tools/samples/computer_request.flac");
+  const std::span<const int16_t> command = std::span<const int16_t>(x).subspan(8000, 16000);
+  std::vector<int16_t> padded(4800, 0);  // 30 hops of silence, the second, 30 hops
+  padded.insert(padded.end(), command.begin(), command.end());
+  padded.resize(padded.size() + 4800, 0);
+  auto front_end = features::FrontEnd::Create(features::EmbeddingFrontEndConfig()).value();
+  embedding::EmbeddingStream stream(*embedding);
+  std::vector<std::vector<int>> seen;
+  for (size_t t = 0; t + 160 <= padded.size(); t += 160) {
+    front_end->Process(std::span<const int16_t>(padded).subspan(t, 160));
+    if (const auto e = stream.Push(front_end->logmel_db_q8())) seen.emplace_back(e->begin(), e->end());
   }
-  // Eight networks load; a ninth is refused.
-  std::vector<Tensor> many = both;
-  for (int m = 2; m <= 8; ++m) {
-    for (Tensor& t : SecondNetwork("m" + std::to_string(m) + ".")) many.push_back(t);
-    const std::string error = LoadError(many, "many.eshm");  // networks 0..m
-    if (m < 8) {
-      EXPECT_EQ(error, "") << m;
-    } else {
-      EXPECT_NE(error.find("many.eshm: more than 8 networks"), std::string::npos) << error;
+  ASSERT_EQ(seen.size(), 11u);  // frames 75, 83, ..., 155 of 160
+  const std::vector<int8_t> pooled = (*model)->Pooled(command);
+  ASSERT_EQ(pooled.size(), kPooled);
+  for (size_t i = 0; i < 96; ++i) {
+    int top = -128, sum = 0;
+    for (const auto& e : seen) {
+      top = std::max(top, e[i]);
+      sum += e[i];
     }
+    EXPECT_EQ(pooled[i], top) << i;
+    EXPECT_EQ(pooled[96 + i], static_cast<int>(std::floor((sum + 5.5) / 11.0))) << i;
   }
-  // A broken second network is an error naming its tensor.
-  Replace(both, Float("m1.out.weight", {3, 1}, {0.0F, 0.0F, 0.0F}));
-  const std::string error = LoadError(both, "broken_member.eshm");
-  EXPECT_NE(error.find("m1.out.weight"), std::string::npos) << error;
 }
 
 TEST(CommandFusion, TheDecodersWordGetsABonus) {
@@ -371,15 +262,13 @@ class FixedDecoder final : public SttModel {
   SttResult result_;
 };
 
-// The fused session on `samples` with `decoder`'s result and a classifier of yes, no and the
-// other word dog whose probabilities are its biases' softmax (its weights 0).
-std::shared_ptr<const CommandModel> BiasClassifier(std::vector<float> biases) {
-  std::vector<Tensor> tensors = TinyModel();
-  tensors.push_back(Make("other_words", models::TensorType::kInt8, {3},
-                         std::vector<int8_t>{'d', 'o', 'g'}));
-  Replace(tensors, Float("out.weight", {3, 1}, {0.0F, 0.0F, 0.0F}));
-  Replace(tensors, Float("out.bias", {3}, std::move(biases)));
-  auto classifier = CommandModel::Load(WriteModel("command-cnn", tensors, "biases.eshm"), {});
+// A classifier of yes, no and the other word dog whose log-probabilities are `log_probs` (to
+// within its logits' Q8 quantum).
+std::shared_ptr<const CommandModel> BiasClassifier(const std::vector<float>& log_probs) {
+  std::vector<int32_t> logits;
+  for (const float v : log_probs) logits.push_back(static_cast<int32_t>(std::lround(v * 256)));
+  auto classifier = CommandModel::Load(Write(TinyModel(logits, "yes|no", "dog"), "biases.eshm"),
+                                       kEmbedding);
   EXPECT_TRUE(classifier.ok()) << classifier.error().message;
   return *classifier;
 }
@@ -427,7 +316,7 @@ TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
   ASSERT_EQ(rescued.words.size(), 1u);
   EXPECT_NEAR(rescued.words[0].start, 0.3, 1e-9);
   EXPECT_NEAR(rescued.words[0].end, 0.6, 1e-9);
-  EXPECT_NEAR(rescued.confidence, 0.9, 1e-5);
+  EXPECT_NEAR(rescued.confidence, 0.9, 3e-3);
   EXPECT_TRUE(Fused(rejected, sure, 1.5, 1.0, word).rejected);
   // Voice longer than the classifier's second is no command to rescue.
   std::vector<int16_t> sentence(48000, 3000);
@@ -444,7 +333,7 @@ TEST(CommandFusion, AHalfSureRescueNeedsTheWordsAloneToAgree) {
   const SttResult agreed = Fused(rejected, half, 1.5, 0.8, word, "yes");
   EXPECT_FALSE(agreed.rejected);
   EXPECT_EQ(agreed.text, "yes");
-  EXPECT_NEAR(agreed.confidence, 0.5, 1e-5);
+  EXPECT_NEAR(agreed.confidence, 0.5, 3e-3);
   EXPECT_TRUE(Fused(rejected, half, 1.5, 0.8, word, "no").rejected);  // they disagree
   EXPECT_TRUE(Fused(rejected, half, 1.5, 0.8, word, "").rejected);    // it heard nothing
   EXPECT_TRUE(Fused(rejected, half, 1.5, 0.8, word).rejected);        // no second opinion
@@ -497,7 +386,7 @@ TEST(CommandSequence, WordsSaidApartAreTheClassifiersWhenASetSaysThem) {
   ASSERT_TRUE(heard.has_value());
   EXPECT_EQ(heard->text, "yes yes");
   EXPECT_FALSE(heard->rejected);
-  EXPECT_NEAR(heard->confidence, (0.9 / 0.95) * (0.9 / 0.95), 1e-5);
+  EXPECT_NEAR(heard->confidence, (0.9 / 0.95) * (0.9 / 0.95), 3e-3);
   ASSERT_EQ(heard->words.size(), 2u);
   EXPECT_NEAR(heard->words[0].start, 0.1, 1e-9);
   EXPECT_NEAR(heard->words[0].end, 0.3, 1e-9);
@@ -534,7 +423,7 @@ TEST(CommandSequence, UnknownWordIsTheFirstWordTheClassifierDoesNotKnow) {
 TEST(CommandModel, MatchesTheTrainingScript) {
   // The bundled model and its vectors, or a model the training smoke test just wrote.
   auto model = CommandModel::Load(
-      FromEnv("EARSHOT_COMMAND_MODEL", kSource + "/models/commands/commands.eshm"), {});
+      FromEnv("EARSHOT_COMMAND_MODEL", kSource + "/models/commands/commands.eshm"), kEmbedding);
   ASSERT_TRUE(model.ok()) << model.error().message;
   EXPECT_EQ((*model)->words().size(), 10u);
   const std::vector<int16_t> x = ReadSamples(kSource + "/tools/samples/computer_request.flac");
@@ -557,7 +446,7 @@ TEST(CommandModel, MatchesTheTrainingScript) {
     for (const float v : lp) {
       float want = 0;
       s >> want;
-      EXPECT_NEAR(v, want, 1e-3) << line;  // float32 here and in PyTorch, summed in other orders
+      EXPECT_NEAR(v, want, 1e-4) << line;  // the same integer logits: their log-softmax
     }
     float extra = 0;
     EXPECT_FALSE(s >> extra) << "more values than classes: " << line;

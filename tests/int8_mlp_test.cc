@@ -1,6 +1,6 @@
 // The int8 engine's layers on tiny hand-made models: a convolution over time as the first layer,
-// its integers worked out by hand, the float reference within its error bound, and the loader's
-// checks of the convolution's geometry.
+// its integers worked out by hand, the float reference within its error bound, the loader's
+// checks of the convolution's geometry, and a classifier's logits (one per class).
 #include "models/int8_mlp.h"
 
 #include <gtest/gtest.h>
@@ -251,6 +251,47 @@ TEST(Int8MlpFile, AccumulatorsCannotOverflow) {
   tensors = With(tensors, Int8("l0.weight", {2, kWide}, std::vector<int8_t>(2 * kWide, 1)));
   EXPECT_NE(LoadError(tensors, kWide).find("layer 0 reads 65537 inputs per row, more than 2^16"),
             std::string::npos);
+}
+
+// A classifier: the last layer has a row per class and no sigmoid table; each of its logits is
+// the one the same row gives as a model of one output.
+TEST(Int8MlpClassifier, EachLogitIsItsRowsAsAModelOfOneOutput) {
+  const std::vector<std::vector<int8_t>> rows = {{2, -3, 1, 4}, {1, 1, 1, 1}, {-1, 0, 0, 2}};
+  const std::vector<int32_t> biases = {5, 0, -4};
+  std::vector<Tensor> classifier;
+  for (const Tensor& t : StridedModel()) {
+    if (t.name.rfind("l1.", 0) != 0 && t.name != "sigmoid") classifier.push_back(t);
+  }
+  classifier.push_back(Int8("l1.weight", {3, 4}, {2, -3, 1, 4, 1, 1, 1, 1, -1, 0, 0, 2}));
+  classifier.push_back(Int32("l1.bias", biases));
+  classifier.push_back(Int32("l1.mult", {kHalf, kHalf, kHalf}));
+  classifier.push_back(Int32("l1.shift", {31, 31, 31}));
+  const std::string path = WriteModel(classifier);
+  auto file = ModelFile::Load(path, "test-mlp", FeatureKind::kLogMel, features::FrontEndConfig{});
+  ASSERT_TRUE(file.ok()) << file.error().message;
+  auto mlp = Int8Mlp::Load(*file, 8, 3);
+  ASSERT_TRUE(mlp.ok()) << mlp.error().message;
+  EXPECT_EQ(mlp->outputs(), 3);
+  Int8Mlp::Scratch scratch = mlp->MakeScratch();
+  std::vector<int32_t> logits(3);
+  mlp->RunLogits(kInput, scratch, logits);
+  for (size_t o = 0; o < rows.size(); ++o) {
+    auto one = Load(With(With(ConvModel(2, rows[o]), Int32("l1.bias", {biases[o]})),
+                         Int32("l1.mult", {kHalf})), 8);
+    ASSERT_TRUE(one.ok()) << one.error().message;
+    Int8Mlp::Scratch s = one->MakeScratch();
+    EXPECT_EQ(logits[o], one->RunLogit(kInput, s)) << o;
+  }
+  EXPECT_EQ(logits[0], 21);  // StridedWindowsByHand's
+  // Loaded as a model of one output, or of two, it is refused.
+  for (int outputs : {1, 2}) {
+    auto wrong = Int8Mlp::Load(*file, 8, outputs);
+    ASSERT_FALSE(wrong.ok());
+    EXPECT_NE(wrong.error().message.find("the last layer has 3 outputs, expected " +
+                                         std::to_string(outputs)),
+              std::string::npos)
+        << wrong.error().message;
+  }
 }
 
 }  // namespace

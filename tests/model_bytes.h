@@ -38,18 +38,23 @@ inline void PutU32(std::vector<uint8_t>& b, uint32_t v) {
   for (int i = 0; i < 4; ++i) b.push_back(static_cast<uint8_t>(v >> (8 * i)));
 }
 
-// A model file of `kind` (at most 15 characters) for the default front end's log-mel, at `path`.
+// A model file of `kind` (at most 15 characters) for the default front end's log-mel, at `path`;
+// `feature_kind` kEmbeddingMel: for the speech embedding's log-mel.
 inline void WriteModelFile(const std::string& path, const std::string& kind,
-                           const std::vector<Tensor>& tensors) {
+                           const std::vector<Tensor>& tensors,
+                           models::FeatureKind feature_kind = models::FeatureKind::kLogMel) {
   std::vector<uint8_t> b = {'E', 'S', 'H', 'M'};
   PutU32(b, models::ModelFile::kVersion);
   char kind_field[16] = {};
   std::strncpy(kind_field, kind.c_str(), sizeof kind_field - 1);
   b.insert(b.end(), kind_field, kind_field + 16);
-  const features::FrontEndConfig fe;
+  const bool embedding = feature_kind == models::FeatureKind::kEmbeddingMel;
+  const features::FrontEndConfig fe =
+      embedding ? features::EmbeddingFrontEndConfig() : features::FrontEndConfig{};
   for (int v : {fe.sample_rate_hz, fe.window_ms, fe.hop_ms, fe.fft_size, fe.mel_bands,
-                fe.mel_low_hz, fe.mel_high_hz, 0, fe.mfcc_count, fe.lifter, 0}) {
-    PutU32(b, static_cast<uint32_t>(v));  // log-mel, no mean normalisation
+                fe.mel_low_hz, fe.mel_high_hz, static_cast<int>(feature_kind), fe.mfcc_count,
+                fe.lifter, 0}) {
+    PutU32(b, static_cast<uint32_t>(v));  // no mean normalisation
   }
   PutU32(b, static_cast<uint32_t>(tensors.size()));
   size_t offset = b.size() + 56 * tensors.size();

@@ -10,12 +10,13 @@
 
 namespace earshot::testing_util {
 
-// A model file of `kind` (at most 15 characters) for the default front end's log-mel, written to
-// the running test's scratch file `file`; returns its path.
+// A model file of `kind` (at most 15 characters) for the default front end's log-mel (or
+// `feature_kind`'s), written to the running test's scratch file `file`; returns its path.
 inline std::string WriteModel(const std::string& kind, const std::vector<Tensor>& tensors,
-                              const std::string& file) {
+                              const std::string& file,
+                              models::FeatureKind feature_kind = models::FeatureKind::kLogMel) {
   const std::string path = TestTempPath(file);
-  WriteModelFile(path, kind, tensors);
+  WriteModelFile(path, kind, tensors, feature_kind);
   return path;
 }
 

@@ -121,7 +121,8 @@ TEST(Pocketsphinx, ASessionCarriesItsStreamsCepstralMean) {
 TEST(Pocketsphinx, CommandWordsAsAGrammar) {
   const std::string dir = kData + "/kws/dev/yes";
   if (!std::filesystem::exists(dir)) GTEST_SKIP() << "no shared data at " << kData;
-  auto model = LoadWith("stt.words", kCommands);
+  // The decoder's grammar alone (the classifier joined to it: CommandFusion below).
+  auto model = LoadWithAll({{"stt.words", kCommands}, {"stt.command_model", "none"}});
   ASSERT_TRUE(model.ok()) << model.error().message;
   int right = 0, total = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
@@ -155,8 +156,9 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   auto decoder = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "1000"}});
   auto classifier = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "0"}});
   for (const auto* m : {&alone, &decoder, &classifier}) ASSERT_TRUE(m->ok()) << m->error().message;
-  auto commands = CommandModel::Load(std::string(EARSHOT_SOURCE_DIR) + "/models/commands/commands.eshm",
-                                     features::FrontEndConfig{});
+  const std::string models = std::string(EARSHOT_SOURCE_DIR) + "/models/";
+  auto commands = CommandModel::Load(models + "commands/commands.eshm",
+                                     models + "embedding/speech_embedding.eshm");
   ASSERT_TRUE(commands.ok()) << commands.error().message;
   int differ = 0;
   for (const char* word : {"yes", "up", "down", "left", "right", "on", "off", "go", "bed", "bird",

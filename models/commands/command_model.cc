@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 
 #include "features/front_end.h"
+#include "features/front_end_config.h"
 #include "models/model_file.h"
 #include "models/stt/stt.h"
 #include "models/stt/voiced_hops.h"
@@ -13,10 +13,7 @@ namespace earshot::stt {
 namespace {
 
 constexpr size_t kMaxWords = 256;
-constexpr int kMaxMembers = 8;
-
-// Member m's tensor names start with this: none for the first, "m1.", "m2.", ... after it.
-std::string MemberPrefix(int m) { return m == 0 ? "" : "m" + std::to_string(m) + "."; }
+constexpr int kPooled = 2 * embedding::SpeechEmbedding::kDims;  // the maximum, then the mean
 
 // The names of tensor `name` ('|'-separated printable ASCII).
 Result<std::vector<std::string>> ReadNames(const models::ModelFile& file, const std::string& name) {
@@ -114,76 +111,97 @@ std::vector<int16_t> CommandWindow(std::span<const int16_t> samples, size_t leng
 }
 
 Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
-    const std::string& path, const features::FrontEndConfig& front_end) {
+    const std::string& path, const std::string& embedding_path) {
+  const features::FrontEndConfig front_end = features::EmbeddingFrontEndConfig();
+  Result<embedding::SpeechEmbedding> embedding =
+      embedding::SpeechEmbedding::Load(embedding_path, front_end);
+  if (!embedding.ok()) return embedding.error();
   Result<models::ModelFile> file =
-      models::ModelFile::Load(path, "command-cnn", models::FeatureKind::kLogMel, front_end);
+      models::ModelFile::Load(path, kKind, models::FeatureKind::kEmbeddingMel, front_end);
   if (!file.ok()) return file.error();
-  if (Status valid = front_end.Validate(); !valid.ok()) return valid.error();
   size_t commands = 0;
   Result<std::vector<std::string>> classes = ReadClasses(*file, &commands);
   if (!classes.ok()) return classes.error();
   Result<std::vector<int32_t>> input = file->Read<int32_t>("command_input", {3});
   if (!input.ok()) return input.error();
-  const int frames = (*input)[0], range_db = (*input)[1], step_db = (*input)[2];
-  if (frames < 10 || frames > 1000 || range_db < 1 || range_db > 200 || step_db < 1 ||
-      step_db > 100) {
+  const int frames = (*input)[0], pad_frames = (*input)[1], logit_q = (*input)[2];
+  if (frames < embedding->window_frames() || frames > 1000 || pad_frames < 0 ||
+      pad_frames > 1000 || logit_q < 0 || logit_q > 10) {
     return file->Fail(
-        "command_input {frames, range_db, step_db} out of range (10..1000, "
-        "1..200, 1..100)");
+        "command_input {frames, pad_frames, logit_q} out of range (the embedding's window..1000, "
+        "0..1000, 0..10)");
   }
-  std::vector<models::Conv2dNet> members;
-  for (int m = 0; m == 0 || file->Has(MemberPrefix(m) + "c0.weight"); ++m) {
-    if (m == kMaxMembers) return file->Fail("more than 8 networks");
-    Result<models::Conv2dNet> net =
-        models::Conv2dNet::Load(*file, MemberPrefix(m), file->features().mel_bands, frames,
-                                static_cast<int>(classes->size()));
-    if (!net.ok()) return net.error();
-    members.push_back(std::move(net).value());
-  }
+  Result<models::Int8Mlp> head =
+      models::Int8Mlp::Load(*file, kPooled, static_cast<int>(classes->size()));
+  if (!head.ok()) return head.error();
   std::vector<std::string> words(classes->begin(), classes->begin() + static_cast<long>(commands));
   std::vector<std::string> others(classes->begin() + static_cast<long>(commands), classes->end());
-  return std::shared_ptr<const CommandModel>(new CommandModel(std::move(members), std::move(words),
-                                                              std::move(others), front_end, frames,
-                                                              range_db, step_db));
+  return std::shared_ptr<const CommandModel>(
+      new CommandModel(std::move(embedding).value(), std::move(head).value(), std::move(words),
+                       std::move(others), frames, pad_frames, logit_q));
 }
 
-std::vector<float> CommandModel::Inputs(std::span<const int16_t> window) const {
-  // Created here, once per command: the front end allocates, and the model stays immutable.
-  auto front_end = features::FrontEnd::Create(front_end_).value();  // Load validated it
-  const int bands = front_end_.mel_bands;
-  const auto hop = static_cast<size_t>(front_end_.hop_samples());
-  std::vector<float> db(static_cast<size_t>(bands) * frames_);  // [band][frame]
-  for (int t = 0; t < frames_; ++t) {
-    front_end->Process(window.subspan(static_cast<size_t>(t) * hop, hop));
-    const std::span<const int16_t> logmel = front_end->logmel_db_q8();
-    for (int m = 0; m < bands; ++m) db[static_cast<size_t>(m * frames_ + t)] = logmel[m] / 256.0F;
+size_t CommandModel::window_samples() const {
+  return static_cast<size_t>(frames_) *
+         static_cast<size_t>(features::EmbeddingFrontEndConfig().hop_samples());
+}
+
+double CommandModel::sample_rate() const {
+  return features::EmbeddingFrontEndConfig().sample_rate_hz;
+}
+
+std::vector<int8_t> CommandModel::Pooled(std::span<const int16_t> samples) const {
+  // Created here, once per command: the front end and the stream allocate, and the model stays
+  // immutable.
+  const features::FrontEndConfig config = features::EmbeddingFrontEndConfig();
+  auto front_end = features::FrontEnd::Create(config).value();  // a fixed, valid config
+  embedding::EmbeddingStream stream(embedding_);
+  const auto hop = static_cast<size_t>(config.hop_samples());
+  const size_t pad = static_cast<size_t>(pad_frames_) * hop;
+  std::vector<int16_t> padded(pad, 0);
+  const std::vector<int16_t> window = CommandWindow(samples, window_samples());
+  padded.insert(padded.end(), window.begin(), window.end());
+  padded.resize(padded.size() + pad, 0);
+  constexpr int kDims = embedding::SpeechEmbedding::kDims;
+  std::vector<int32_t> top(kDims, -128), sum(kDims, 0);
+  int32_t n = 0;
+  for (size_t t = 0; t + hop <= padded.size(); t += hop) {
+    front_end->Process(std::span<const int16_t>(padded).subspan(t, hop));
+    const auto e = stream.Push(front_end->logmel_db_q8());
+    if (!e) continue;
+    for (int i = 0; i < kDims; ++i) {
+      top[i] = std::max<int32_t>(top[i], (*e)[i]);
+      sum[i] += (*e)[i];
+    }
+    ++n;
   }
-  const float floor = *std::max_element(db.begin(), db.end()) - static_cast<float>(range_db_);
-  for (float& v : db) v = std::max(v, floor);
-  for (int m = 0; m < bands; ++m) {
-    float* row = &db[static_cast<size_t>(m * frames_)];
-    double sum = 0;
-    for (int t = 0; t < frames_; ++t) sum += row[t];
-    const auto mean = static_cast<float>(sum / frames_);
-    for (int t = 0; t < frames_; ++t) row[t] = (row[t] - mean) / static_cast<float>(step_db_);
+  std::vector<int8_t> pooled(kPooled, 0);
+  if (n == 0) return pooled;  // shorter than the embedding's window: frames_ forbids it
+  for (int i = 0; i < kDims; ++i) {
+    pooled[i] = static_cast<int8_t>(top[i]);
+    const int32_t twice = 2 * sum[i] + n;  // the mean rounded half up: floor(twice / (2 n))
+    const int32_t mean = twice >= 0 ? twice / (2 * n) : -((-twice + 2 * n - 1) / (2 * n));
+    pooled[kDims + i] = static_cast<int8_t>(mean);
   }
-  return db;
+  return pooled;
 }
 
 std::vector<float> CommandModel::LogProbs(std::span<const int16_t> samples) const {
-  const std::vector<float> inputs = Inputs(CommandWindow(samples, window_samples()));
-  std::vector<double> mean(words_.size() + others_.size(), 0.0);  // the members' mean, per class
-  for (const models::Conv2dNet& net : members_) {
-    const std::vector<float> logits = net.Run(inputs);
-    const double top = *std::max_element(logits.begin(), logits.end());
-    std::vector<double> odds(logits.size());  // e^(z - top), the softmax before normalising
-    for (size_t i = 0; i < logits.size(); ++i) odds[i] = std::exp(logits[i] - top);
-    const double sum = std::accumulate(odds.begin(), odds.end(), 0.0);
-    for (size_t i = 0; i < odds.size(); ++i) mean[i] += odds[i] / sum;
-  }
-  std::vector<float> log_probs(mean.size());
-  for (size_t i = 0; i < mean.size(); ++i) {
-    log_probs[i] = static_cast<float>(std::log(mean[i] / static_cast<double>(members_.size())));
+  return HeadLogProbs(Pooled(samples));
+}
+
+std::vector<float> CommandModel::HeadLogProbs(std::span<const int8_t> pooled) const {
+  models::Int8Mlp::Scratch scratch = head_.MakeScratch();
+  std::vector<int32_t> logits(words_.size() + others_.size());
+  head_.RunLogits(pooled, scratch, logits);
+  const double quantum = std::ldexp(1.0, -logit_q_);
+  const int32_t top = *std::max_element(logits.begin(), logits.end());
+  double sum = 0;
+  for (const int32_t z : logits) sum += std::exp((z - top) * quantum);
+  const double log_sum = std::log(sum);
+  std::vector<float> log_probs(logits.size());
+  for (size_t i = 0; i < logits.size(); ++i) {
+    log_probs[i] = static_cast<float>((logits[i] - top) * quantum - log_sum);
   }
   return log_probs;
 }

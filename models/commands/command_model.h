@@ -2,17 +2,18 @@
 // words it was trained on (tools/train/train_commands.py; the bundled models/commands/commands.eshm
 // knows the ten Speech Commands words). command_fusion.h joins it to the decoder's word.
 //
-// The input, as train_commands.py specifies it: the one-second window of the command's audio that
-// CommandWindow picks, through the device's front end (log-mel, dB Q8), then in float: floored at
-// the window's loudest value minus range_db, minus each band's mean over the window, over step_db;
-// an ensemble of Conv2dNets (models/conv2d_net.h) over bands x frames, each with a softmax over the
-// words; the log of their mean probability.
+// Its input, as train_commands.py specifies it: the window of the command's audio that
+// CommandWindow picks (`frames` hops), with `pad_frames` hops of silence before and after it,
+// through the speech embedding (models/embedding/speech_embedding.h, its own front end): of the
+// int8 embeddings that come out, the maximum of each of the 96 values, then their mean (the sum
+// over n embeddings, rounded half up: floor((2 sum + n) / (2 n))), 192 int8 values at the
+// embedding's scale; an int8 MLP (models/int8_mlp.h) gives a logit per class in Q(logit_q); the
+// log-probabilities are their log-softmax.
 //
-// Tensors besides the networks': "words" int8 [n] (the command words, '|'-separated, an output
-// each), optionally "other_words" (words it knows that are no command, an output each after the
-// command words': what the decoder takes for a command and the classifier knows as another word is
-// rejected), "command_input" int32 [3] = {frames, range_db, step_db}. The first network's names
-// have no prefix, the others' "m1.", "m2.", ... (at most 8 networks). Immutable and shared.
+// Tensors besides the MLP's: "words" int8 [n] (the command words, '|'-separated, an output each),
+// optionally "other_words" (words it knows that are no command, an output each after the command
+// words': what the decoder takes for a command and the classifier knows as another word is
+// rejected), "command_input" int32 [3] = {frames, pad_frames, logit_q}. Immutable and shared.
 #pragma once
 
 #include <algorithm>
@@ -23,8 +24,8 @@
 #include <vector>
 
 #include "base/result.h"
-#include "features/front_end_config.h"
-#include "models/conv2d_net.h"
+#include "models/embedding/speech_embedding.h"
+#include "models/int8_mlp.h"
 
 namespace earshot::stt {
 
@@ -47,8 +48,11 @@ std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t m
 
 class CommandModel {
  public:
-  static Result<std::shared_ptr<const CommandModel>> Load(
-      const std::string& path, const features::FrontEndConfig& front_end);
+  static constexpr const char* kKind = "command-embed";
+
+  // The classifier `path` over the speech embedding `embedding_path`.
+  static Result<std::shared_ptr<const CommandModel>> Load(const std::string& path,
+                                                          const std::string& embedding_path);
 
   // The command words; the other words it knows (none in a model without "other_words").
   const std::vector<std::string>& words() const { return words_; }
@@ -62,33 +66,33 @@ class CommandModel {
     return std::find(words_.begin(), words_.end(), word) != words_.end() ||
            std::find(others_.begin(), others_.end(), word) != others_.end();
   }
-  // Log-probabilities over words() then others() of the command in `samples` (the front end's
-  // rate, mono).
+  // Log-probabilities over words() then others() of the command in `samples` (16 kHz, mono).
   std::vector<float> LogProbs(std::span<const int16_t> samples) const;
-  // The window it reads (CommandWindow's length), in samples; the front end's rate.
-  size_t window_samples() const {
-    return static_cast<size_t>(frames_) * static_cast<size_t>(front_end_.hop_samples());
-  }
-  double sample_rate() const { return front_end_.sample_rate_hz; }
+  // The head's input: the pooled embeddings of `samples` (the window and padding above), and its
+  // log-probabilities of such an input (LogProbs is the two).
+  std::vector<int8_t> Pooled(std::span<const int16_t> samples) const;
+  std::vector<float> HeadLogProbs(std::span<const int8_t> pooled) const;
+  // The window it reads (CommandWindow's length), in samples at sample_rate().
+  size_t window_samples() const;
+  double sample_rate() const;
 
  private:
-  CommandModel(std::vector<models::Conv2dNet> members, std::vector<std::string> words,
-               std::vector<std::string> others, const features::FrontEndConfig& front_end,
-               int frames, int range_db, int step_db)
-      : members_(std::move(members)),
+  CommandModel(embedding::SpeechEmbedding embedding, models::Int8Mlp head,
+               std::vector<std::string> words, std::vector<std::string> others, int frames,
+               int pad_frames, int logit_q)
+      : embedding_(std::move(embedding)),
+        head_(std::move(head)),
         words_(std::move(words)),
         others_(std::move(others)),
-        front_end_(front_end),
         frames_(frames),
-        range_db_(range_db),
-        step_db_(step_db) {}
-  std::vector<float> Inputs(std::span<const int16_t> window) const;  // bands x frames
+        pad_frames_(pad_frames),
+        logit_q_(logit_q) {}
 
-  std::vector<models::Conv2dNet> members_;
+  embedding::SpeechEmbedding embedding_;
+  models::Int8Mlp head_;
   std::vector<std::string> words_;
   std::vector<std::string> others_;
-  features::FrontEndConfig front_end_;
-  int frames_, range_db_, step_db_;
+  int frames_, pad_frames_, logit_q_;
 };
 
 }  // namespace earshot::stt

@@ -87,10 +87,10 @@ struct SttConfig {
   // The words are stt.words, or those of a grammar whose one rule says one of them (jsgf_check.h).
   std::string command_model;
   bool command_model_named = false;  // set in the config: the words must then be its words
-  double command_bonus = 1.5;        // stt.command_bonus
+  double command_bonus = 3;          // stt.command_bonus
   double command_rescue = 0.6;       // stt.command_rescue (1: off)
   double command_apart = 0.3;        // stt.command_apart (1: off; command_sequence.h)
-  features::FrontEndConfig features;  // the front end the command classifier reads
+  std::string embedding_model;  // the speech embedding the command classifier reads
 
   // The grammar, the words and the command sets exclude each other.
   Status Validate() const;

@@ -46,7 +46,7 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
     return Error{"stt.command_model '" + c.command_model +
                  "' needs its command words: stt.words, or a grammar of them alone"};
   }
-  auto model = CommandModel::Load(c.command_model, c.features);
+  auto model = CommandModel::Load(c.command_model, c.embedding_model);
   if (!model.ok()) return model.error();
   if (!words.empty() && Sorted((*model)->words()) == Sorted(SplitWords(words))) {
     return std::shared_ptr<const SttModel>(std::make_shared<CommandFusionModel>(

@@ -1,11 +1,13 @@
 // Fuzz target: a model file (ESHM) loaded as a VAD, a keyword model (twice: two keywords), a
-// command classifier and a speech embedding, each one that loads then run (over two seconds of frames; the classifier
-// over a 1.2 s command), so a file that passes the loader's checks but lies about its shapes is
-// caught where it would crash the device: in the session. Each input is tried as it is and with
-// its checksum made right, so that edits reach the parser behind the CRC check.
+// command classifier (over the bundled speech embedding) and a speech embedding, each one that
+// loads then run (over two seconds of frames; the classifier's head on a 1.2 s command's pooled
+// embeddings), so a file that passes the loader's checks but lies about its shapes is caught
+// where it would crash the device: in the session. Each input is tried as it is and with its
+// checksum made right, so that edits reach the parser behind the CRC check.
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "features/front_end_config.h"
@@ -51,14 +53,21 @@ void RunKws(const std::string& path, const earshot::features::FrontEndConfig& fr
   for (int t = 0; t < kFrames; ++t) session.Process(Frame(t, front_end.mel_bands));
 }
 
-void RunCommand(const std::string& path, const earshot::features::FrontEndConfig& front_end) {
-  auto model = earshot::stt::CommandModel::Load(path, front_end);
+void RunCommand(const std::string& path) {
+  static const std::string embedding =
+      std::string(EARSHOT_SOURCE_DIR) + "/models/embedding/speech_embedding.eshm";
+  auto model = earshot::stt::CommandModel::Load(path, embedding);
   if (!model.ok()) return;
-  std::vector<int16_t> command(19200);
-  for (size_t n = 0; n < command.size(); ++n) {
-    command[n] = static_cast<int16_t>((n * n / 7 + n * 31) % 20000 - 10000);  // a rising buzz
-  }
-  (*model)->LogProbs(command);
+  // The pooled embeddings depend on the audio and the (bundled) embedding alone: computed once,
+  // with the first head that loads, and every head runs on them.
+  static const std::vector<int8_t> pooled = [&] {
+    std::vector<int16_t> command(19200);
+    for (size_t n = 0; n < command.size(); ++n) {
+      command[n] = static_cast<int16_t>((n * n / 7 + n * 31) % 20000 - 10000);  // a rising buzz
+    }
+    return (*model)->Pooled(command);
+  }();
+  (*model)->HeadLogProbs(pooled);
 }
 
 void RunEmbedding(const std::string& path) {
@@ -74,7 +83,7 @@ void RunAll(const uint8_t* data, size_t size) {
   const earshot::features::FrontEndConfig front_end;
   RunVad(file.path(), front_end);
   RunKws(file.path(), front_end);
-  RunCommand(file.path(), front_end);
+  RunCommand(file.path());
   RunEmbedding(file.path());
 }
 

@@ -83,12 +83,17 @@ def logmel(earshot, samples, extra_args=()):
 
 def features(earshot, samples, kind, width, extra_args=()):
     """`earshot features --kind KIND` of `samples`: int16 rows of `width` values, one per hop."""
+    out = run_features(earshot, samples, kind, extra_args)
+    return np.array(out.split(), dtype=np.int32).reshape(-1, width).astype(np.int16)
+
+
+def run_features(earshot, samples, kind, extra_args=()):
+    """What `earshot features --kind KIND` prints for `samples`."""
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "x.wav")
         write_wav(path, samples)
-        out = subprocess.run([earshot, "features", "--kind", kind, *extra_args, path],
-                             check=True, capture_output=True).stdout
-    return np.array(out.split(), dtype=np.int32).reshape(-1, width).astype(np.int16)
+        return subprocess.run([earshot, "features", "--kind", kind, *extra_args, path],
+                              check=True, capture_output=True).stdout
 
 
 def frame_power(x):

@@ -32,9 +32,7 @@ import onnx_graph  # noqa: E402
 import vad_export  # noqa: E402
 
 KIND = "speech-embedding"
-# features::EmbeddingFrontEndConfig(): the speech embedding's log-mel (models/model_file.h, kind 2)
-FEATURES = dict(sample_rate=16000, window_ms=25, hop_ms=10, fft_size=512, mel_bands=32,
-                mel_low_hz=60, mel_high_hz=3800, kind=2, mfcc_count=13, lifter=0, mean_norm=0)
+FEATURES = vad_export.EMBEDDING_FEATURE_SPEC
 BANDS = 32
 WINDOW = 76         # frames per embedding
 STEP = 8            # frames between two embeddings

@@ -33,6 +33,10 @@ DTYPES = {np.dtype(np.int8): 1, np.dtype(np.int16): 2, np.dtype(np.int32): 3, np
 # The front end the model was trained on (features/front_end_config.h defaults, log-mel).
 FEATURE_SPEC = dict(sample_rate=16000, window_ms=25, hop_ms=10, fft_size=512, mel_bands=40,
                     mel_low_hz=20, mel_high_hz=7600, kind=0, mfcc_count=13, lifter=0, mean_norm=0)
+# features::EmbeddingFrontEndConfig(): the speech embedding's log-mel (models/model_file.h, kind 2)
+EMBEDDING_FEATURE_SPEC = dict(sample_rate=16000, window_ms=25, hop_ms=10, fft_size=512, mel_bands=32,
+                              mel_low_hz=60, mel_high_hz=3800, kind=2, mfcc_count=13, lifter=0,
+                              mean_norm=0)
 INPUT_TRANSFORM = [2, 32, 3, 40 * 256, 7, 205, 13, 100, 100]
 
 
