@@ -4,7 +4,8 @@ speech-to-text's command words (stt.words; models/commands/command_model.h runs 
 joins it to pocketsphinx's word), a small head on Google's speech embedding.
 
 usage: tools/train/train_commands.py [--data ../shared/data] [--earshot build/tools/earshot]
-           [--out models/commands/commands.eshm] [--log models/commands/commands_train.log]
+           [--out models/commands/commands.eshm] [--log OUT_train.log]
+           [--words W|W...] [--from-text [--synth DIR] [--synth-per-word 200]]
            [--copies 8] [--extra DIR,...|none] [--more DIR,...|none] [--channel 0.3]
            [--hidden 64] [--epochs 300]
            [--folds 5 [--ps-hyps HYP.tsv] [--fold-models DIR]]
@@ -20,7 +21,8 @@ Head: one hidden layer of --hidden ReLU units (dropout 0.3 while training), then
 the inputs' standardisation is folded into the first layer; int8 weights (vad_export.quantize_layers),
 logits in Q(LOGIT_Q). Full-batch Adam for --epochs epochs, each class weighted 1 (a command word) or
 OTHER_WEIGHT (any other).
-Classes: every word of kws/train (35: the ten command words first), then one per --extra folder
+Classes: the command words (--words, by default the ten Speech Commands words), then every other
+word of kws/train (25 besides the ten), then one per --extra folder
 (named by the folder), then _speech (one-second windows of the read speech of speech/) and _noise
 (of noise/); the file keeps every class, so that a word the classifier knows is not a command can
 reject what the decoder took for one (command_fusion.h).
@@ -30,6 +32,10 @@ as it is and in --copies augmented copies (speed 0.9-1.1, reverberation on half,
 --more folder (<word>/<clip>; by default FSDD train's digits: MORE) in their word's class and the
 recordings of each --extra folder (by default the wake-word recordings: EXTRA), with the same
 copies. Seeded: the same data give the same model.
+--from-text learns the command words from text alone (an app's words, say): no recording of them
+is read (kws/train's and --more's clips of them are left out); their classes learn from
+--synth-per-word synthetic renditions of each (kws_synth.py: espeak-ng and flite voices, made
+once into --synth) with --copies copies; everything else as above.
 --folds K cross-validates by speaker on kws/train first (K heads, each trained without one fold's
 speakers; the clips of each fold scored by the head that did not see them): the classifier's
 accuracy, and with --ps-hyps (`id<TAB>word` of the decoder alone on the same clips:
@@ -50,6 +56,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import audio_io  # noqa: E402
 import augment  # noqa: E402
 import kws_data  # noqa: E402
+import kws_synth  # noqa: E402
 import vad_export  # noqa: E402
 from mlp_train import open_log  # noqa: E402
 
@@ -209,14 +216,14 @@ def fit(x, y, weights, args, seed):
     return quantize(train_head(x, y, weights, args, seed), x)
 
 
-def fused(lp, hyps, bonus, names):
+def fused(lp, hyps, bonus, names, commands):
     """command_fusion.h's choice: the class of the highest log-probability plus `bonus` for the
     decoder's word; no word when the decoder heard none or that class is no command word."""
     out = []
     for row, h in zip(lp, hyps):
         score = row + bonus * np.array([w == h for w in names])
         best = names[int(score.argmax())]
-        out.append(best if h and best in COMMANDS else "")
+        out.append(best if h and best in commands else "")
     return out
 
 
@@ -242,13 +249,14 @@ def cross_validate(args, real, paths, words, classes_of, others, names, weights,
         lp[held] = log_probs(layers, np.stack([real[i][0] for i in held]))
         if args.fold_models:
             write_fold(args, k, layers, names, [paths[i] for i in held])
-    is_cmd = np.array([w in COMMANDS for w in words])
+    commands = names[:args.n_commands]
+    is_cmd = np.array([w in commands for w in words])
     cmd = np.flatnonzero(is_cmd)
-    right = sum(COMMANDS[int(lp[i, :len(COMMANDS)].argmax())] == words[i] for i in cmd)
+    right = sum(commands[int(lp[i, :len(commands)].argmax())] == words[i] for i in cmd)
     log(f"cross-validation ({args.folds} speaker folds): classifier alone {right}/{len(cmd)} "
         f"({100 * right / len(cmd):.1f}%) of the command clips (the most probable command word)")
     other = np.flatnonzero(~is_cmd)
-    known = sum(names[int(lp[i].argmax())] not in COMMANDS for i in other)
+    known = sum(names[int(lp[i].argmax())] not in commands for i in other)
     log(f"  the other words' clips whose most probable class is no command word: {known}/"
         f"{len(other)} ({100 * known / max(1, len(other)):.1f}%)")
     if args.ps_hyps:
@@ -260,14 +268,15 @@ def cross_validate(args, real, paths, words, classes_of, others, names, weights,
         alone = sum(hyp[i].strip() == words[c] for i, c in zip(ids, cmd))
         log(f"  decoder alone ({args.ps_hyps}): {alone}/{len(cmd)} ({100 * alone / len(cmd):.1f}%)")
         for bonus in BONUSES:
-            got = fused(lp[cmd], [hyp[i].strip() for i in ids], bonus, names)
+            got = fused(lp[cmd], [hyp[i].strip() for i in ids], bonus, names, commands)
             right = sum(g == words[c] for g, c in zip(got, cmd))
             log(f"  fused, bonus {bonus:g}: {right}/{len(cmd)} ({100 * right / len(cmd):.1f}%)")
 
 
 def write_fold(args, k, layers, names, held):
     """Fold k's head and links to its held-out clips, <word>/<clip> (command_reject.py's layout)."""
-    export(os.path.join(args.fold_models, f"fold{k}.eshm"), layers, names, lambda _: None)
+    export(os.path.join(args.fold_models, f"fold{k}.eshm"), layers, names, args.n_commands,
+           lambda _: None)
     for q in held:
         d = os.path.join(args.fold_models, f"fold{k}", os.path.basename(os.path.dirname(q)))
         os.makedirs(d, exist_ok=True)
@@ -276,14 +285,14 @@ def write_fold(args, k, layers, names, held):
             os.symlink(os.path.abspath(q), link)
 
 
-def export(path, layers, names, log):
-    """The file command_model.cc reads: the class names, the input, the int8 MLP."""
-    assert names[:len(COMMANDS)] == COMMANDS
+def export(path, layers, names, n_commands, log):
+    """The file command_model.cc reads: the class names (the first n_commands the command
+    words'), the input, the int8 MLP."""
     def text(words):
         return np.frombuffer("|".join(words).encode(), np.int8)
-    items = [("words", text(COMMANDS))]
-    if len(names) > len(COMMANDS):
-        items.append(("other_words", text(names[len(COMMANDS):])))
+    items = [("words", text(names[:n_commands]))]
+    if len(names) > n_commands:
+        items.append(("other_words", text(names[n_commands:])))
     items.append(("command_input", np.array([FRAMES, PAD_FRAMES, LOGIT_Q], np.int32)))
     for i, layer in enumerate(layers):
         items += [(f"l{i}.{k}", layer[k]) for k in ("weight", "bias", "mult", "shift")]
@@ -339,11 +348,20 @@ def parse_args():
     root = audio_io.ROOT
     p = audio_io.parser(__doc__, needs=())
     p.add_argument("--out", default=os.path.join(root, "models", "commands", "commands.eshm"))
-    p.add_argument("--log", default=os.path.join(root, "models", "commands", "commands_train.log"))
+    p.add_argument("--log", help="the training log (default: --out's name, _train.log)")
     p.add_argument("--vectors", help="also write test vectors of the bundled sample here")
     p.add_argument("--vectors-of", metavar="MODEL",
                    help="only write --vectors for this exported model (no training)")
-    p.add_argument("--copies", type=int, default=8, help="augmented copies of each real clip")
+    p.add_argument("--words", default="|".join(COMMANDS),
+                   help="the command words, '|'-separated (their classes come first)")
+    p.add_argument("--from-text", action="store_true",
+                   help="learn the command words from synthetic renditions alone: no recording "
+                        "of them (kws/train's and --more's are left out)")
+    p.add_argument("--synth", default="cache",
+                   help="with --from-text: the synthetic words' folder ('cache': kws_synth's "
+                        "default place for command_synth)")
+    p.add_argument("--synth-per-word", type=int, default=200, help="with --from-text")
+    p.add_argument("--copies", type=int, default=8, help="augmented copies of each clip")
     p.add_argument("--extra", default=",".join(EXTRA),
                    help="folders of --data whose recordings train as classes of their own, "
                         "comma-separated ('none': without)")
@@ -360,11 +378,44 @@ def parse_args():
     args = p.parse_args()
     if not 0 <= args.channel <= 1:
         p.error(f"--channel {args.channel}: a share, from 0 to 1")
+    if args.log is None:
+        args.log = os.path.splitext(args.out)[0] + "_train.log"
+    if args.from_text and args.folds:
+        p.error("--folds cross-validates on recordings of the command words: not with --from-text")
+    words = args.words.split("|")
+    if not all(words) or len(set(words)) != len(words):
+        p.error(f"--words {args.words}: distinct words separated by '|'")
     return args
 
 
 def folders(value):
     return [d for d in value.split(",") if d] if value != "none" else []
+
+
+def word_of(path):
+    return os.path.basename(os.path.dirname(path))
+
+
+def synthetic(args, commands, log):
+    """--from-text: kws_synth's renditions of the command words (espeak-ng and flite voices,
+    --synth-per-word of each), as jobs with --copies copies, and their classes."""
+    cache = kws_synth.default_cache("command_synth") if args.synth == "cache" else args.synth
+    out = kws_synth.generate(cache, log=log,
+                             jobs=kws_synth.word_plan(commands, args.synth_per_word))
+    files = kws_synth.read_index(out)
+    jobs = [(q, args.copies, "clip") for w in commands for q in files[w]]
+    return jobs, [commands.index(w) for w in commands for _ in files[w]]
+
+
+def dev_check(args, layers, commands, log):
+    """The classifier alone on kws/dev's clips of the command words."""
+    dev = [q for q in augment.list_audio(args.data, "kws/dev") if word_of(q) in commands]
+    if dev:
+        got = features(args, [(q, 0, "clip") for q in dev], SEED, log, "kws/dev commands")
+        lp = log_probs(layers, np.stack([v[0] for v in got]))
+        right = sum(commands[int(r[:len(commands)].argmax())] == word_of(q)
+                    for r, q in zip(lp, dev))
+        log(f"kws/dev command clips, classifier alone: {right}/{len(dev)}")
 
 
 def main():
@@ -379,13 +430,26 @@ def main():
     log = open_log(args.log)
     log(f"train_commands.py {' '.join(sys.argv[1:])}")
     args.scale = out_scale(EMBEDDING)
+    commands = args.words.split("|")
+    args.n_commands = len(commands)
     paths = augment.list_audio(args.data, "kws/train")
     if not paths:
         sys.exit(f"{args.data}/kws/train: no clips")
-    words = [os.path.basename(os.path.dirname(q)) for q in paths]
-    vocab = COMMANDS + sorted(set(words) - set(COMMANDS))
+    if args.from_text:  # no recording of a command word
+        paths = [q for q in paths if word_of(q) not in commands]
+    words = [word_of(q) for q in paths]
+    missing = [w for w in commands if w not in words and not args.from_text]
+    if missing:
+        sys.exit(f"--words: no recording of '{missing[0]}' in {args.data}/kws/train "
+                 "(--from-text learns it from its text)")
+    vocab = commands + sorted(set(words) - set(commands))
     classes_of = np.array([vocab.index(w) for w in words])
     more_jobs, more_labels = folder_jobs(args, folders(args.more), args.copies, vocab, "--more")
+    if args.from_text:
+        kept = [i for i, c in enumerate(more_labels) if c >= len(commands)]
+        more_jobs, more_labels = [more_jobs[i] for i in kept], [more_labels[i] for i in kept]
+        synth_jobs, synth_labels = synthetic(args, commands, log)
+        more_jobs, more_labels = more_jobs + synth_jobs, more_labels + synth_labels
     extra = folders(args.extra)
     extra_jobs, extra_labels = folder_jobs(args, extra, 2, None, "--extra")
     names = vocab + extra + ["_speech", "_noise"]
@@ -395,9 +459,9 @@ def main():
     labels = more_labels + extra_labels + [names.index("_" + kind) for _, _, kind in background]
     real = features(args, [(q, args.copies, "clip") for q in paths], SEED, log, "kws/train")
     rest = features(args, more_jobs + extra_jobs + background, SEED + 10 ** 6, log,
-                    "--more, --extra, speech/ and noise/")
+                    "--more, --extra, speech/ and noise/" + (", synthetic" if args.from_text else ""))
     others = (np.concatenate(rest), np.concatenate([[c] * len(v) for c, v in zip(labels, rest)]))
-    weights = np.where(np.arange(len(names)) < len(COMMANDS), 1.0, OTHER_WEIGHT)
+    weights = np.where(np.arange(len(names)) < len(commands), 1.0, OTHER_WEIGHT)
     if args.folds:
         if args.fold_models:
             os.makedirs(args.fold_models, exist_ok=True)
@@ -405,15 +469,8 @@ def main():
     x = np.concatenate([np.concatenate(real), others[0]])
     y = np.concatenate([np.concatenate([[c] * len(v) for c, v in zip(classes_of, real)]), others[1]])
     layers = fit(x, y, weights, args, SEED)
-    export(args.out, layers, names, log)
-    dev = [q for q in augment.list_audio(args.data, "kws/dev")
-           if os.path.basename(os.path.dirname(q)) in COMMANDS]
-    if dev:
-        got = features(args, [(q, 0, "clip") for q in dev], SEED, log, "kws/dev commands")
-        lp = log_probs(layers, np.stack([v[0] for v in got]))
-        right = sum(COMMANDS[int(r[:len(COMMANDS)].argmax())]
-                    == os.path.basename(os.path.dirname(q)) for r, q in zip(lp, dev))
-        log(f"kws/dev command clips, classifier alone: {right}/{len(dev)}")
+    export(args.out, layers, names, len(commands), log)
+    dev_check(args, layers, commands, log)
     if args.vectors:
         write_vectors(args.vectors, args.earshot, layers, sample)
 
