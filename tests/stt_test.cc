@@ -231,6 +231,57 @@ TEST(CommandSequence, JoinsSetsOfWordsItKnows) {
       << lights.error().message;
 }
 
+// Goldens of what the classifier changes, one of each kind, on clips of speakers it never trained
+// on: a command the decoder's set rejects and the classifier rescues, a word it knows as another
+// word rejected where the decoder heard a command, and digits said apart that the decoder alone
+// rejects.
+TEST(CommandFusion, GoldensOfEachKind) {
+  const std::string dev = kData + "/kws/dev/";
+  const std::string fsdd = kData + "/kws_aux/fsdd/dev/";
+  if (!std::filesystem::exists(dev + "down") || !std::filesystem::exists(fsdd + "five")) {
+    GTEST_SKIP() << "no shared data at " << kData;
+  }
+  if (testing_util::UnderEmulation()) {
+    GTEST_SKIP() << "goldens of pocketsphinx's float decisions are held to the architecture they "
+                    "were recorded on (x86-64); the classifier's integers are checked bit-exact "
+                    "on every architecture (command_model_test)";
+  }
+  const std::string samples = std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/commands/";
+  auto ten = LoadWithAll({{"stt.commands", samples + "ten.commands"}});
+  auto ten_alone =
+      LoadWithAll({{"stt.commands", samples + "ten.commands"}, {"stt.command_model", "none"}});
+  auto digits = LoadWithAll({{"stt.commands", samples + "digits.commands"}});
+  auto digits_alone =
+      LoadWithAll({{"stt.commands", samples + "digits.commands"}, {"stt.command_apart", "1"}});
+  for (const auto* m : {&ten, &ten_alone, &digits, &digits_alone}) {
+    ASSERT_TRUE(m->ok()) << m->error().message;
+  }
+  const struct {
+    const char* clip;
+    const char* fused;  // "" rejected
+    const char* alone;
+  } cases[] = {
+      {"down/a19a0225_nohash_0.flac", "down", ""},  // rescued
+      {"on/437455be_nohash_0.flac", "on", ""},
+      {"nine/3a53b856_nohash_0.flac", "", "no"},  // another word it knows
+      {"one/3291330e_nohash_2.flac", "", "on"},
+  };
+  for (const auto& c : cases) {
+    const std::vector<int16_t> x = testing_util::ReadSamples(dev + c.clip);
+    const SttResult fused = Decode(**ten, x), alone = Decode(**ten_alone, x);
+    EXPECT_EQ(fused.text, c.fused) << c.clip;
+    EXPECT_EQ(fused.rejected, std::string(c.fused).empty()) << c.clip;
+    EXPECT_EQ(alone.text, c.alone) << c.clip;
+  }
+  // "five eight": two of FSDD dev's clips 0.3 s apart.
+  std::vector<int16_t> x = testing_util::ReadSamples(fsdd + "five/nicolas_1.flac");
+  x.resize(x.size() + 4800, 0);
+  const std::vector<int16_t> eight = testing_util::ReadSamples(fsdd + "eight/nicolas_2.flac");
+  x.insert(x.end(), eight.begin(), eight.end());
+  EXPECT_EQ(Decode(**digits, x).text, "five eight");
+  EXPECT_TRUE(Decode(**digits_alone, x).rejected);
+}
+
 // A JSGF file that only says one of the ten words is the same vocabulary as stt.words: the
 // classifier joins it, and the results are those of stt.words. A grammar of other shape decodes
 // alone.
