@@ -118,6 +118,9 @@ TEST(CommandModel, BrokenFilesAreClearErrors) {
     EXPECT_NE(error.find(c.error), std::string::npos) << c.error << " <- " << error;
     EXPECT_NE(error.find(".eshm"), std::string::npos) << "names the file: " << error;
   }
+  // One class is no classifier (its log-probability would always be 0).
+  EXPECT_NE(LoadError(TinyModel({0}, "yes"), "one.eshm").find("needs two classes or more"),
+            std::string::npos);
   // Another kind of model is not a command model, nor is a file of the main log-mel; and the
   // embedding it reads must be one.
   auto wrong_kind = CommandModel::Load(kSource + "/models/kws/computer.eshm", kEmbedding);

@@ -122,6 +122,7 @@ Result<std::shared_ptr<const CommandModel>> CommandModel::Load(
   size_t commands = 0;
   Result<std::vector<std::string>> classes = ReadClasses(*file, &commands);
   if (!classes.ok()) return classes.error();
+  if (classes->size() < 2) return file->Fail("needs two classes or more (words, other_words)");
   Result<std::vector<int32_t>> input = file->Read<int32_t>("command_input", {3});
   if (!input.ok()) return input.error();
   const int frames = (*input)[0], pad_frames = (*input)[1], logit_q = (*input)[2];

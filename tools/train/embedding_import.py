@@ -32,7 +32,6 @@ import onnx_graph  # noqa: E402
 import vad_export  # noqa: E402
 
 KIND = "speech-embedding"
-FEATURES = vad_export.EMBEDDING_FEATURE_SPEC
 BANDS = 32
 WINDOW = 76         # frames per embedding
 STEP = 8            # frames between two embeddings
@@ -218,7 +217,7 @@ def main():
     calibration = calibration_windows(args.earshot, split["calibration"], args.calibration_step)
     print(f"calibration windows: {len(calibration)}", flush=True)
     q = quantize(layers, calibration)
-    vad_export.write_tensors(args.out, KIND, tensors(q), FEATURES)
+    vad_export.write_tensors(args.out, KIND, tensors(q), vad_export.EMBEDDING_FEATURE_SPEC)
     write_vectors(args.earshot, mel_graph, layers, q, args.vectors)
     errors, cosines = compare(args.earshot, mel_graph, layers, q, split["held_out"])
     report(errors, cosines)

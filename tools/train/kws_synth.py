@@ -129,7 +129,7 @@ def phrase_plan(phrase, near, sentences, n_pos, per_near, per_sentence):
 
 def word_plan(words, per_word):
     """(kind, text) of every clip of a word list: each word said per_word times, its kind itself
-    (train_kws_trunk.py's words)."""
+    (train_kws_trunk.py's words, train_commands.py's --from-text)."""
     return [(w, w) for w in words for _ in range(per_word)]
 
 

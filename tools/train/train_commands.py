@@ -427,9 +427,6 @@ def main():
             sys.exit("--vectors-of needs --vectors")
         write_vectors(args.vectors, args.earshot, import_model(args.vectors_of), sample)
         return
-    log = open_log(args.log)
-    log(f"train_commands.py {' '.join(sys.argv[1:])}")
-    args.scale = out_scale(EMBEDDING)
     commands = args.words.split("|")
     args.n_commands = len(commands)
     paths = augment.list_audio(args.data, "kws/train")
@@ -442,6 +439,9 @@ def main():
     if missing:
         sys.exit(f"--words: no recording of '{missing[0]}' in {args.data}/kws/train "
                  "(--from-text learns it from its text)")
+    log = open_log(args.log)
+    log(f"train_commands.py {' '.join(sys.argv[1:])}")
+    args.scale = out_scale(EMBEDDING)
     vocab = commands + sorted(set(words) - set(commands))
     classes_of = np.array([vocab.index(w) for w in words])
     more_jobs, more_labels = folder_jobs(args, folders(args.more), args.copies, vocab, "--more")
