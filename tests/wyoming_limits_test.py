@@ -10,6 +10,8 @@ cannot make it allocate or work without bound.
 - a client sending one byte at a time gets an `error` event (code `timeout`) once its event is not
   whole after --header-timeout-ms; one that sends nothing after --idle-timeout-ms likewise;
 - audio-start at 1 Hz (or 7999, or 192001) is an `error` event naming the range; 8 kHz is served;
+- a client that closes frees its slot at once: 100 times, two clients of 127.0.0.1 (its share)
+  each get an answer or an error and close, and a third connecting right after is served;
 - with its defaults and 64 clients from 127.0.0.1 that never send a whole event (half idle, half
   sending a header a byte a second, each back half a second after it is closed), a normal client
   from 127.0.0.1 (describe, then a little audio) is served every time for 20 s.
@@ -160,6 +162,25 @@ def test_rates(server):
     c.close()
 
 
+def test_closed_free_their_slots(server, rounds=100):
+    served = 0
+    for k in range(rounds):
+        pair = [connect(server) for _ in range(2)]
+        for s in pair:
+            if k % 2:
+                describe(s)
+            else:  # refused with an error event, which the server lingers after
+                s.sendall(b'{"type": "audio-start", '
+                          b'"data": {"rate": 1, "width": 2, "channels": 1}}\n')
+                error_of(s, base.TIMEOUT)
+            s.close()
+        third = connect(server)
+        served += describe(third)
+        third.close()
+    check(f"a client right after two closed ones is served ({served} of {rounds})",
+          served == rounds)
+
+
 def bad_client(server, slow, stop):
     """Until `stop`: connects, sends nothing (or a header a byte a second) until closed, and is back
     half a second later."""
@@ -230,6 +251,7 @@ def main(argv):
         test_busy_refuse(server)
         test_timeouts(server)
         test_rates(server)
+        test_closed_free_their_slots(server)
         check("SIGTERM exits 0", server.stop() == 0)
     finally:
         if server.proc.poll() is None:

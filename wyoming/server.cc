@@ -57,6 +57,13 @@ bool SendAll(int fd, const std::string& bytes) {
 // Ends a connection the server gives up on, after the error event: no more writes, and what the
 // client still sends (up to 1 MB, for up to a second) is read and dropped, so that the close is not
 // a reset that could destroy the error event before the client reads it.
+// Whether the peer of `fd` has closed or shut down its side: its connection is ending, its thread
+// about to see the end, and it holds no slot for a newcomer.
+bool PeerHungUp(int fd) {
+  pollfd p{fd, POLLRDHUP, 0};
+  return fd >= 0 && poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
 void Linger(int fd) {
   shutdown(fd, SHUT_WR);
   std::vector<char> sink(64 * 1024);
@@ -172,7 +179,7 @@ bool Server::MakeRoom(const std::string& address, const std::string& peer) {
   int total = 0, same = 0;
   Connection *victim_all = nullptr, *victim_same = nullptr;
   for (Connection& c : connections_) {
-    if (c.done || c.evicted) continue;
+    if (c.done || c.evicted || PeerHungUp(c.fd)) continue;
     ++total;
     const bool same_address = !address.empty() && c.address == address;
     same += same_address ? 1 : 0;
