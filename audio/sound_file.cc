@@ -151,4 +151,21 @@ Result<size_t> SoundFile::Counted(int64_t got, int64_t want) {
   return static_cast<size_t>(got);
 }
 
+Status WriteWav16k(const std::string& path, std::span<const int16_t> samples) {
+  SF_INFO info{};
+  info.samplerate = 16000;
+  info.channels = 1;
+  info.format = SF_FORMAT_WAV | SF_FORMAT_PCM_16;
+  SNDFILE* file = sf_open(path.c_str(), SFM_WRITE, &info);
+  if (file == nullptr) {
+    return Error{"'" + path + "': cannot be written (libsndfile: " + sf_strerror(nullptr) + ")"};
+  }
+  const sf_count_t wrote = sf_write_short(file, samples.data(), static_cast<sf_count_t>(samples.size()));
+  const bool closed = sf_close(file) == 0;
+  if (wrote != static_cast<sf_count_t>(samples.size()) || !closed) {
+    return Error{"'" + path + "': short write (disk full?)"};
+  }
+  return OkStatus();
+}
+
 }  // namespace earshot::audio

@@ -56,4 +56,7 @@ class SoundFile {
   int subtype_;  // libsndfile's SF_FORMAT_SUBMASK bits of the file's format
 };
 
+// Writes `samples` (16 kHz mono) to `path` as a 16-bit WAV file; an error names the file.
+Status WriteWav16k(const std::string& path, std::span<const int16_t> samples);
+
 }  // namespace earshot::audio

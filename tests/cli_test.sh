@@ -85,6 +85,27 @@ check "run three keywords, two rejected" status_is 0 "$earshot" run --stages vad
   --set kws.models="$three" --set kws.sensitivities=0.5,0.1,0.1 three.flac
 check "run three keywords, two rejected: computer alone" \
   test "$(grep -c '"wake"' out.txt)-$(grep -c '"computer"' out.txt)" = 1-1
+# Its own playback (issue 80): the sample reversed and repeated, played from 3 s before the
+# person speaks, its echo 120 ms late and as loud as the person: missed without the reference,
+# heard with it, at the person's time; a reference that cannot be read, or one for two files.
+sox -D sample.flac -r 16000 played.wav reverse repeat 1
+sox -D played.wav echo.wav pad 0.12 0
+sox -D sample.flac person.wav pad 3 0
+sox -D -m -v 0.5 person.wav -v 0.5 echo.wav playing.wav trim 0 7.5
+check "run over playback" status_is 0 "$earshot" run --stages vad,kws playing.wav
+check "run over playback: missed" test "$(grep -c '"wake"' out.txt)" = 0
+check "run --reference" status_is 0 "$earshot" run --stages vad,kws --reference played.wav \
+  playing.wav
+check "run --reference: heard" python3 -c 'import json, sys
+wakes = [e["t"] for e in map(json.loads, open("out.txt")) if e["event"] == "wake"]
+sys.exit(not (len(wakes) == 1 and 3.5 < wakes[0] < 4.5))'
+check "run --reference missing" status_is 1 "$earshot" run --reference nope.wav playing.wav
+check "run --reference missing named" one_error_line_naming "nope.wav"
+check "run --reference two files" status_is 2 "$earshot" run --reference played.wav a.wav b.wav
+check "cancel-echo" status_is 0 "$earshot" cancel-echo --reference played.wav playing.wav clean.wav
+check "cancel-echo: the delay found" grep -q '"delay_ms": 120' out.txt
+check "cancel-echo: what it wrote" test "$(soxi -s clean.wav)" = 120000
+check "cancel-echo usage" status_is 2 "$earshot" cancel-echo playing.wav clean.wav
 # With the STT: the cascade's events in order, the request's final transcript among them.
 check "run sample all stages" status_is 0 "$earshot" run sample.flac
 check "run sample all json" valid_json_lines out.txt

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "audio/frame_source.h"
+#include "echo/echo_canceller.h"
 #include "governor/governor_driver.h"
 #include "governor/sensor_poller.h"
 #include "governor/sensor_timeline.h"
@@ -19,7 +20,8 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: earshot run [--config F] [--set SECTION.KEY=VALUE]... [--print-config]\n"
-    "                   [--stages vad|vad,kws|all] [--sensors FILE | --sysfs-root DIR] [FILE...]\n"
+    "                   [--stages vad|vad,kws|all] [--sensors FILE | --sysfs-root DIR]\n"
+    "                   [--reference PLAYED FILE | FILE...]\n"
     "\n"
     "Runs the cascade over each FILE (WAV, FLAC, any rate and channel count; converted to 16 kHz\n"
     "mono; audio below 16 kHz is warned about; -: a WAV or AU stream on standard input, as\n"
@@ -38,6 +40,11 @@ constexpr std::string_view kUsage =
     "                      Without either, a governor.profile other than auto chooses the models\n"
     "                      (with its profile event); else they are kws.models' and stt.profile's\n"
     "                      and no profile events appear.\n"
+    "  --reference PLAYED  what the device played while FILE was recorded (any rate and channel\n"
+    "                      count), sample-aligned with FILE as a player sends it: its echo is\n"
+    "                      cancelled from FILE before every stage, while it carries sound; the\n"
+    "                      loudspeaker's delay (up to 300 ms) is estimated. Past its end FILE\n"
+    "                      passes unchanged. One FILE only.\n"
     "  --print-config      print the effective configuration as TOML and exit\n"
     "\n"
     "Exit status: 0 ok, 1 a file or the config could not be used (named on stderr), 2 usage.\n";
@@ -97,8 +104,41 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
   return std::optional<Governed>(std::move(governed));
 }
 
+// The played audio of --reference and the canceller that removes its echo.
+struct Playback {
+  std::unique_ptr<audio::FileSource> source;
+  std::unique_ptr<echo::EchoCanceller> canceller;
+  bool ended = false;
+
+  static Result<Playback> Open(const std::string& path, const config::Config& config) {
+    Result<std::unique_ptr<audio::FileSource>> source =
+        audio::FileSource::Open(path, SourceOptions(config));
+    if (!source.ok()) return source.error();
+    Result<std::unique_ptr<echo::EchoCanceller>> canceller =
+        echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
+    if (!canceller.ok()) return canceller.error();
+    return Playback{std::move(source).value(), std::move(canceller).value()};
+  }
+  // `frame` less the echo of the reference's next frame.
+  Status Cancel(audio::Frame& frame) {
+    audio::Frame played;
+    if (!ended) {
+      Result<bool> more = source->Next(played);
+      if (!more.ok()) return more.error();
+      ended = !*more;
+    }
+    if (ended) {
+      canceller->ProcessWithoutReference(frame);
+    } else {
+      canceller->Process(played, frame);
+    }
+    return OkStatus();
+  }
+};
+
 Result<std::vector<Event>> RunFile(const std::string& path, const config::Config& config,
-                                   const statemachine::PipelineModels& models, Governed* governed) {
+                                   const statemachine::PipelineModels& models, Governed* governed,
+                                   Playback* playback) {
   Result<std::unique_ptr<audio::FileSource>> source =
       audio::FileSource::Open(path, SourceOptions(config));
   if (!source.ok()) return source.error();
@@ -123,6 +163,9 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
     Result<bool> more = (*source)->Next(frame);
     if (!more.ok()) return more.error();
     if (!*more) break;
+    if (playback != nullptr) {
+      if (Status s = playback->Cancel(frame); !s.ok()) return s.error();
+    }
     (*pipeline)->Push(frame);
   }
   (*pipeline)->Finish();
@@ -168,11 +211,24 @@ int Run(const Args& args) {
   }
   std::vector<std::string> files = args.positional;
   if (files.empty()) files.push_back(DefaultSamplePath());
+  std::optional<Playback> playback;
+  if (args.Has("--reference")) {
+    if (files.size() != 1 || args.Option("--reference", "").empty()) {
+      PrintError("run: --reference PLAYED goes with one FILE, the recording it was played into");
+      return kExitUsage;
+    }
+    Result<Playback> opened = Playback::Open(args.Option("--reference", ""), *cfg);
+    if (!opened.ok()) {
+      PrintError(opened.error().message);
+      return kExitRuntime;
+    }
+    playback.emplace(std::move(opened).value());
+  }
 
   JsonLinesSink sink(stdout);
   sink.Emit(StateEvent{0.0, "idle"});
   for (const std::string& path : files) {
-    Result<std::vector<Event>> events = RunFile(path, *cfg, *models, governor);
+    Result<std::vector<Event>> events = RunFile(path, *cfg, *models, governor, playback ? &*playback : nullptr);
     if (!events.ok()) {
       PrintError(events.error().message);
       status = kExitRuntime;
@@ -186,6 +242,6 @@ int Run(const Args& args) {
 }  // namespace
 
 const Command kRunCommand{"run", "run the cascade over recordings, events as JSON lines", kUsage,
-                          {"--stages", "--sensors", "--sysfs-root"}, {}, Run};
+                          {"--stages", "--sensors", "--sysfs-root", "--reference"}, {}, Run};
 
 }  // namespace earshot::cli

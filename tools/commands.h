@@ -18,6 +18,7 @@ extern const Command kKwsCommand;
 extern const Command kTranscribeCommand;
 extern const Command kBenchCommand;
 extern const Command kPronounceCommand;
+extern const Command kCancelEchoCommand;
 
 // The start of every command: the config, or nothing when the command is already done: the config
 // could not be loaded (error printed, `status` set) or --print-config printed it (`status` 0).

@@ -12,7 +12,7 @@ const Command* const kCommands[] = {
     &earshot::cli::kRunCommand,      &earshot::cli::kVadCommand,
     &earshot::cli::kKwsCommand,      &earshot::cli::kTranscribeCommand,
     &earshot::cli::kFeaturesCommand, &earshot::cli::kPronounceCommand,
-    &earshot::cli::kBenchCommand};
+    &earshot::cli::kBenchCommand,    &earshot::cli::kCancelEchoCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,

@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 # The libraries built against, per architecture (--arm64 adds their :arm64 packages).
 libraries=(
   libsndfile1-dev libsoxr-dev                # audio files, resampling
+  libspeexdsp-dev                            # echo cancellation against a playback reference
   libsamplerate0-dev                         # the resampler we measure libsoxr against (bench)
   libtomlplusplus-dev                        # config
   libpocketsphinx-dev                        # speech-to-text

@@ -1,0 +1,102 @@
+// `earshot cancel-echo`: a recording less the echo of what was played into it, as every stage of
+// `earshot run --reference` hears it; for wiring a reference and measuring the canceller.
+#include <cmath>
+#include <cstdio>
+#include <vector>
+
+#include "audio/frame_source.h"
+#include "audio/sound_file.h"
+#include "echo/echo_canceller.h"
+#include "tools/commands.h"
+#include "tools/stages.h"
+
+namespace earshot::cli {
+namespace {
+
+constexpr std::string_view kUsage =
+    "usage: earshot cancel-echo [--config F] [--set SECTION.KEY=VALUE]... --reference PLAYED\n"
+    "                           FILE OUT\n"
+    "\n"
+    "Writes OUT (16 kHz mono 16-bit WAV): FILE, a recording made while the device played\n"
+    "PLAYED, less PLAYED's echo, exactly as `earshot run --reference PLAYED FILE` hears it (any\n"
+    "rate and channel count; PLAYED sample-aligned with FILE as a player sends it). Prints one\n"
+    "JSON line: the frames in all and with the canceller active, the delay in use, its changes,\n"
+    "and the energy removed while active (dB).\n"
+    "\n"
+    "  --reference PLAYED  what was played (required)\n"
+    "\n"
+    "Exit status: 0 ok, 1 a file could not be used (named on stderr), 2 usage.\n";
+
+double Energy(const audio::Frame& frame) {
+  double sum = 0.0;
+  for (int16_t s : frame) sum += static_cast<double>(s) * s;
+  return sum;
+}
+
+int CancelEcho(const Args& args) {
+  int status = kExitOk;
+  std::optional<config::Config> cfg = SetUp(args, &status);
+  if (!cfg) return status;
+  if (args.positional.size() != 2 || args.Option("--reference", "").empty()) {
+    PrintError("cancel-echo: expected --reference PLAYED, FILE and OUT");
+    return kExitUsage;
+  }
+  auto mic = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  auto played = audio::FileSource::Open(args.Option("--reference", ""), SourceOptions(*cfg));
+  auto canceller = echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
+  for (const Status& s : {Status(mic.ok() ? OkStatus() : Status(mic.error())),
+                          Status(played.ok() ? OkStatus() : Status(played.error())),
+                          Status(canceller.ok() ? OkStatus() : Status(canceller.error()))}) {
+    if (!s.ok()) {
+      PrintError(s.error().message);
+      return kExitRuntime;
+    }
+  }
+  std::vector<int16_t> out;
+  double before = 0.0, after = 0.0;  // microphone energy of the active frames
+  bool reference_left = true;
+  audio::Frame frame, reference;
+  for (;;) {
+    Result<bool> more = (*mic)->Next(frame);
+    if (more.ok() && *more && reference_left) {
+      Result<bool> ref_more = (*played)->Next(reference);
+      if (!ref_more.ok()) more = ref_more.error();
+      reference_left = ref_more.ok() && *ref_more;
+    }
+    if (!more.ok()) {
+      PrintError(more.error().message);
+      return kExitRuntime;
+    }
+    if (!*more) break;
+    const double e = Energy(frame);
+    if (reference_left) {
+      (*canceller)->Process(reference, frame);
+    } else {
+      (*canceller)->ProcessWithoutReference(frame);
+    }
+    if ((*canceller)->stats().active) {
+      before += e;
+      after += Energy(frame);
+    }
+    out.insert(out.end(), frame.begin(), frame.end());
+  }
+  if (Status s = audio::WriteWav16k(args.positional[1], out); !s.ok()) {
+    PrintError(s.error().message);
+    return kExitRuntime;
+  }
+  const echo::EchoStats& st = (*canceller)->stats();
+  const double removed_db = after > 0.0 ? 10.0 * std::log10(before / after) : 0.0;
+  std::printf("{\"frames\": %lld, \"active_frames\": %lld, \"delay_ms\": %d, "
+              "\"delay_changes\": %lld, \"removed_db\": %.2f}\n",
+              static_cast<long long>(st.frames), static_cast<long long>(st.active_frames),
+              st.delay_ms, static_cast<long long>(st.delay_changes), removed_db);
+  return kExitOk;
+}
+
+}  // namespace
+
+const Command kCancelEchoCommand{"cancel-echo",
+                                 "a recording less the echo of what was played into it", kUsage,
+                                 {"--reference"}, {}, CancelEcho};
+
+}  // namespace earshot::cli

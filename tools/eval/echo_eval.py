@@ -1,0 +1,96 @@
+#!/usr/bin/python3
+"""The echo scenes of echo_scenes.py through earshot (issue 80): for each signal-to-echo ratio, the
+wake word's misses without the canceller (`earshot run` on the microphone), with it (`--reference`,
+the played audio) and without any playback (the person alone); and the echo return loss
+enhancement, ERLE: the playback alone (`echo.wav`) against what `earshot cancel-echo` leaves of it,
+in dB over the scene from --settle-s on.
+
+usage: tools/eval/echo_eval.py EARSHOT SCENES_DIR [--keyword computer] [--settle-s 2]
+       [-- EXTRA_RUN_ARGS...]   (prints a table; one JSON line per scene with --verbose)
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import wave
+
+import numpy as np
+
+
+def samples(path):
+    with wave.open(path, "rb") as w:
+        return np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float64)
+
+
+def woke(earshot, mic, keyword, start, end, extra, reference=None):
+    """Whether `keyword` woke between the person's start and 1 s after the clip's end."""
+    cmd = [earshot, "run", "--stages", "vad,kws"] + extra
+    if reference:
+        cmd += ["--reference", reference]
+    out = subprocess.run(cmd + [mic], check=True, capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        e = json.loads(line)
+        if e.get("event") == "wake" and e.get("keyword") == keyword and start <= e["t"] <= end + 1:
+            return True
+    return False
+
+
+def erle(earshot, folder, settle_s, tmp):
+    out = os.path.join(tmp, "cancelled.wav")
+    subprocess.run([earshot, "cancel-echo", "--reference", os.path.join(folder, "ref.wav"),
+                    os.path.join(folder, "echo.wav"), out], check=True, capture_output=True)
+    a = samples(os.path.join(folder, "echo.wav"))[int(settle_s * 16000):]
+    b = samples(out)[int(settle_s * 16000):len(a) + int(settle_s * 16000)]
+    return 10 * np.log10(np.sum(a * a) / max(np.sum(b * b), 1.0))
+
+
+def main():
+    argv = sys.argv[1:]
+    extra = argv[argv.index("--") + 1:] if "--" in argv else []
+    argv = argv[:argv.index("--")] if "--" in argv else argv
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("earshot")
+    parser.add_argument("scenes")
+    parser.add_argument("--keyword", default="computer")
+    parser.add_argument("--settle-s", type=float, default=2.0)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    with open(os.path.join(args.scenes, "scenes.tsv")) as f:
+        rows = [line.rstrip("\n").split("\t") for line in f][1:]
+    sers = sorted({name[4:-4] for name in os.listdir(os.path.join(args.scenes, rows[0][0]))
+                   if name.startswith("mic_")}, key=float, reverse=True)
+    counts = {"clean": 0, **{f"{s} {how}": 0 for s in sers for how in ("without", "with")}}
+    gains = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for scene, _, start, end, _, delay in rows:
+            folder = os.path.join(args.scenes, scene)
+            start, end = float(start), float(end)
+            got = {"scene": scene, "delay_ms": int(delay)}
+            got["clean"] = woke(args.earshot, os.path.join(folder, "clean.wav"), args.keyword,
+                                start, end, extra)
+            for s in sers:
+                mic = os.path.join(folder, f"mic_{s}.wav")
+                got[f"{s} without"] = woke(args.earshot, mic, args.keyword, start, end, extra)
+                got[f"{s} with"] = woke(args.earshot, mic, args.keyword, start, end, extra,
+                                        os.path.join(folder, "ref.wav"))
+            got["erle_db"] = round(erle(args.earshot, folder, args.settle_s, tmp), 2)
+            gains.append(got["erle_db"])
+            for k in counts:
+                counts[k] += 0 if got[k] else 1
+            if args.verbose:
+                print(json.dumps(got), flush=True)
+    n = len(rows)
+    print(f"{n} scenes; ERLE after {args.settle_s:g} s: median {np.median(gains):.1f} dB, "
+          f"10th percentile {np.percentile(gains, 10):.1f} dB")
+    print(f"missed without playback: {counts['clean']} of {n} ({100 * counts['clean'] / n:.1f}%)")
+    print("| signal-to-echo | missed without the canceller | missed with it |")
+    print("|---|---|---|")
+    for s in sers:
+        a, b = counts[f"{s} without"], counts[f"{s} with"]
+        print(f"| {s} dB | {a} of {n} ({100 * a / n:.1f}%) | {b} of {n} ({100 * b / n:.1f}%) |")
+
+
+if __name__ == "__main__":
+    main()
