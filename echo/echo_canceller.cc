@@ -62,8 +62,10 @@ EchoCanceller::~EchoCanceller() {
 }
 
 const audio::Frame& EchoCanceller::Delayed(int lag) const {
+  static const audio::Frame kSilence{};
   const int64_t n = static_cast<int64_t>(history_.size());
-  return history_[static_cast<size_t>((pushed_ - 1 - lag) % n)];
+  const int64_t index = pushed_ - 1 - lag;
+  return index < 0 ? kSilence : history_[static_cast<size_t>(index % n)];
 }
 
 int EchoCanceller::FilterLag() const {

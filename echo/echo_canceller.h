@@ -52,7 +52,7 @@ class EchoCanceller {
  private:
   EchoCanceller(const EchoCancellerConfig& config, SpeexEchoState_* echo,
                 SpeexPreprocessState_* preprocess);
-  // The reference `lag` frames before the newest one pushed.
+  // The reference `lag` frames before the newest one pushed (silence before the first).
   const audio::Frame& Delayed(int lag) const;
   int FilterLag() const;
 

@@ -6,7 +6,6 @@
 
 #include "audio/frame_source.h"
 #include "audio/sound_file.h"
-#include "echo/echo_canceller.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -33,6 +32,25 @@ double Energy(const audio::Frame& frame) {
   return sum;
 }
 
+// FILE through `playback`'s canceller into `out`; the energy of its active frames before and
+// after.
+Status Cancel(audio::FrameSource& file, Playback& playback, std::vector<int16_t>& out,
+              double* before, double* after) {
+  audio::Frame frame;
+  for (;;) {
+    Result<bool> more = file.Next(frame);
+    if (!more.ok()) return more.error();
+    if (!*more) return OkStatus();
+    const double e = Energy(frame);
+    if (Status s = playback.Cancel(frame); !s.ok()) return s;
+    if (playback.canceller->stats().active) {
+      *before += e;
+      *after += Energy(frame);
+    }
+    out.insert(out.end(), frame.begin(), frame.end());
+  }
+}
+
 int CancelEcho(const Args& args) {
   int status = kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
@@ -41,50 +59,25 @@ int CancelEcho(const Args& args) {
     PrintError("cancel-echo: expected --reference PLAYED, FILE and OUT");
     return kExitUsage;
   }
-  auto mic = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
-  auto played = audio::FileSource::Open(args.Option("--reference", ""), SourceOptions(*cfg));
-  auto canceller = echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
-  for (const Status& s : {Status(mic.ok() ? OkStatus() : Status(mic.error())),
-                          Status(played.ok() ? OkStatus() : Status(played.error())),
-                          Status(canceller.ok() ? OkStatus() : Status(canceller.error()))}) {
-    if (!s.ok()) {
-      PrintError(s.error().message);
-      return kExitRuntime;
-    }
-  }
-  std::vector<int16_t> out;
-  double before = 0.0, after = 0.0;  // microphone energy of the active frames
-  bool reference_left = true;
-  audio::Frame frame, reference;
-  for (;;) {
-    Result<bool> more = (*mic)->Next(frame);
-    if (more.ok() && *more && reference_left) {
-      Result<bool> ref_more = (*played)->Next(reference);
-      if (!ref_more.ok()) more = ref_more.error();
-      reference_left = ref_more.ok() && *ref_more;
-    }
-    if (!more.ok()) {
-      PrintError(more.error().message);
-      return kExitRuntime;
-    }
-    if (!*more) break;
-    const double e = Energy(frame);
-    if (reference_left) {
-      (*canceller)->Process(reference, frame);
-    } else {
-      (*canceller)->ProcessWithoutReference(frame);
-    }
-    if ((*canceller)->stats().active) {
-      before += e;
-      after += Energy(frame);
-    }
-    out.insert(out.end(), frame.begin(), frame.end());
-  }
-  if (Status s = audio::WriteWav16k(args.positional[1], out); !s.ok()) {
-    PrintError(s.error().message);
+  auto file = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  if (!file.ok()) {
+    PrintError(file.error().message);
     return kExitRuntime;
   }
-  const echo::EchoStats& st = (*canceller)->stats();
+  Result<Playback> playback = Playback::Open(args.Option("--reference", ""), *cfg);
+  if (!playback.ok()) {
+    PrintError(playback.error().message);
+    return kExitRuntime;
+  }
+  std::vector<int16_t> out;
+  double before = 0.0, after = 0.0;
+  Status done = Cancel(**file, *playback, out, &before, &after);
+  if (done.ok()) done = audio::WriteWav16k(args.positional[1], out);
+  if (!done.ok()) {
+    PrintError(done.error().message);
+    return kExitRuntime;
+  }
+  const echo::EchoStats& st = playback->canceller->stats();
   const double removed_db = after > 0.0 ? 10.0 * std::log10(before / after) : 0.0;
   std::printf("{\"frames\": %lld, \"active_frames\": %lld, \"delay_ms\": %d, "
               "\"delay_changes\": %lld, \"removed_db\": %.2f}\n",

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "audio/frame_source.h"
-#include "echo/echo_canceller.h"
 #include "governor/governor_driver.h"
 #include "governor/sensor_poller.h"
 #include "governor/sensor_timeline.h"
@@ -103,38 +102,6 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
   }
   return std::optional<Governed>(std::move(governed));
 }
-
-// The played audio of --reference and the canceller that removes its echo.
-struct Playback {
-  std::unique_ptr<audio::FileSource> source;
-  std::unique_ptr<echo::EchoCanceller> canceller;
-  bool ended = false;
-
-  static Result<Playback> Open(const std::string& path, const config::Config& config) {
-    Result<std::unique_ptr<audio::FileSource>> source =
-        audio::FileSource::Open(path, SourceOptions(config));
-    if (!source.ok()) return source.error();
-    Result<std::unique_ptr<echo::EchoCanceller>> canceller =
-        echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
-    if (!canceller.ok()) return canceller.error();
-    return Playback{std::move(source).value(), std::move(canceller).value()};
-  }
-  // `frame` less the echo of the reference's next frame.
-  Status Cancel(audio::Frame& frame) {
-    audio::Frame played;
-    if (!ended) {
-      Result<bool> more = source->Next(played);
-      if (!more.ok()) return more.error();
-      ended = !*more;
-    }
-    if (ended) {
-      canceller->ProcessWithoutReference(frame);
-    } else {
-      canceller->Process(played, frame);
-    }
-    return OkStatus();
-  }
-};
 
 Result<std::vector<Event>> RunFile(const std::string& path, const config::Config& config,
                                    const statemachine::PipelineModels& models, Governed* governed,

@@ -45,6 +45,31 @@ Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
   return OkStatus();
 }
 
+Result<Playback> Playback::Open(const std::string& path, const config::Config& config) {
+  Result<std::unique_ptr<audio::FileSource>> source =
+      audio::FileSource::Open(path, SourceOptions(config));
+  if (!source.ok()) return source.error();
+  Result<std::unique_ptr<echo::EchoCanceller>> canceller =
+      echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
+  if (!canceller.ok()) return canceller.error();
+  return Playback{std::move(source).value(), std::move(canceller).value()};
+}
+
+Status Playback::Cancel(audio::Frame& frame) {
+  audio::Frame played;
+  if (!ended) {
+    Result<bool> more = source->Next(played);
+    if (!more.ok()) return more.error();
+    ended = !*more;
+  }
+  if (ended) {
+    canceller->ProcessWithoutReference(frame);
+  } else {
+    canceller->Process(played, frame);
+  }
+  return OkStatus();
+}
+
 Result<VadStage> VadStage::Create(const config::Config& config) {
   auto front_end = MakeFrontEnd(config);
   if (!front_end.ok()) return front_end.error();

@@ -7,6 +7,7 @@
 
 #include "audio/frame_source.h"
 #include "config/config.h"
+#include "echo/echo_canceller.h"
 #include "features/front_end.h"
 #include "models/vad/vad.h"
 
@@ -29,6 +30,18 @@ Status ForEachAudioFrame(audio::FrameSource& source,
 Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
                     const std::function<void(const features::FrontEnd&)>& on_frame,
                     const std::function<void()>& on_end = [] {});
+
+// What the device played (`--reference PLAYED`) and the canceller that removes its echo from the
+// recording it was played into, frame by frame; past PLAYED's end the recording passes unchanged.
+struct Playback {
+  std::unique_ptr<audio::FileSource> source;
+  std::unique_ptr<echo::EchoCanceller> canceller;
+  bool ended = false;
+
+  static Result<Playback> Open(const std::string& path, const config::Config& config);
+  // `frame` less the echo of PLAYED's next frame.
+  Status Cancel(audio::Frame& frame);
+};
 
 struct VadStage {
   std::unique_ptr<features::FrontEnd> front_end;
