@@ -1,12 +1,16 @@
 #!/usr/bin/python3
 """The echo scenes of echo_scenes.py through earshot (issue 80): for each signal-to-echo ratio, the
-wake word's misses without the canceller (`earshot run` on the microphone), with it (`--reference`,
-the played audio) and without any playback (the person alone); and the echo return loss
+wake word's misses without the canceller (`earshot run` on the microphone), with it (`earshot
+cancel-echo`, what `run --reference` hears) and without any playback (the person alone); and the echo return loss
 enhancement, ERLE: the playback alone (`echo.wav`) against what `earshot cancel-echo` leaves of it,
 in dB over the scene from --settle-s on.
 
+With --canceller CMD, another canceller stands for earshot's: `CMD PLAYED FILE OUT` writes FILE
+less PLAYED's echo to OUT, which `earshot run` then hears without a reference (build/bench/
+echo_compare webrtc-aec, say).
+
 usage: tools/eval/echo_eval.py EARSHOT SCENES_DIR [--keyword computer] [--settle-s 2]
-       [-- EXTRA_RUN_ARGS...]   (prints a table; one JSON line per scene with --verbose)
+       [--canceller CMD] [-- EXTRA_RUN_ARGS...]   (a table; a JSON line per scene with --verbose)
 """
 import argparse
 import json
@@ -24,11 +28,17 @@ def samples(path):
         return np.frombuffer(w.readframes(w.getnframes()), "<i2").astype(np.float64)
 
 
-def woke(earshot, mic, keyword, start, end, extra, reference=None):
+def cancel(args, played, mic, out):
+    """`mic` less the echo of `played`, written to `out`: earshot's canceller or --canceller's."""
+    cmd = args.canceller.split() + [played, mic, out] if args.canceller else \
+        [args.earshot, "cancel-echo", "--reference", played, mic, out]
+    subprocess.run(cmd, check=True, capture_output=True)
+    return out
+
+
+def woke(earshot, mic, keyword, start, end, extra):
     """Whether `keyword` woke between the person's start and 1 s after the clip's end."""
     cmd = [earshot, "run", "--stages", "vad,kws"] + extra
-    if reference:
-        cmd += ["--reference", reference]
     out = subprocess.run(cmd + [mic], check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         e = json.loads(line)
@@ -37,10 +47,10 @@ def woke(earshot, mic, keyword, start, end, extra, reference=None):
     return False
 
 
-def erle(earshot, folder, settle_s, tmp):
-    out = os.path.join(tmp, "cancelled.wav")
-    subprocess.run([earshot, "cancel-echo", "--reference", os.path.join(folder, "ref.wav"),
-                    os.path.join(folder, "echo.wav"), out], check=True, capture_output=True)
+def erle(args, folder, tmp):
+    settle_s = args.settle_s
+    out = cancel(args, os.path.join(folder, "ref.wav"), os.path.join(folder, "echo.wav"),
+                 os.path.join(tmp, "cancelled.wav"))
     a = samples(os.path.join(folder, "echo.wav"))[int(settle_s * 16000):]
     b = samples(out)[int(settle_s * 16000):len(a) + int(settle_s * 16000)]
     return 10 * np.log10(np.sum(a * a) / max(np.sum(b * b), 1.0))
@@ -55,6 +65,7 @@ def main():
     parser.add_argument("scenes")
     parser.add_argument("--keyword", default="computer")
     parser.add_argument("--settle-s", type=float, default=2.0)
+    parser.add_argument("--canceller")
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args(argv)
     with open(os.path.join(args.scenes, "scenes.tsv")) as f:
@@ -73,9 +84,10 @@ def main():
             for s in sers:
                 mic = os.path.join(folder, f"mic_{s}.wav")
                 got[f"{s} without"] = woke(args.earshot, mic, args.keyword, start, end, extra)
-                got[f"{s} with"] = woke(args.earshot, mic, args.keyword, start, end, extra,
-                                        os.path.join(folder, "ref.wav"))
-            got["erle_db"] = round(erle(args.earshot, folder, args.settle_s, tmp), 2)
+                cleaned = cancel(args, os.path.join(folder, "ref.wav"), mic,
+                                 os.path.join(tmp, "mic.wav"))
+                got[f"{s} with"] = woke(args.earshot, cleaned, args.keyword, start, end, extra)
+            got["erle_db"] = round(erle(args, folder, tmp), 2)
             gains.append(got["erle_db"])
             for k in counts:
                 counts[k] += 0 if got[k] else 1
