@@ -5,13 +5,14 @@
 #include <string_view>
 
 #include "config/command_line.h"
+#include "daemon/reference.h"
 
 namespace earshot::daemon {
 
 const char* const kUsage =
     "usage: earshotd [--config F] [--set KEY=VALUE]... [--input alsa:DEVICE|wav:PATH]\n"
-    "                [--bus system|session|none] [--events FILE|-] [--sysfs-root DIR]\n"
-    "                [--print-config]\n"
+    "                [--reference pipe:PATH[:RATE[:CHANNELS]]] [--bus system|session|none]\n"
+    "                [--events FILE|-] [--sysfs-root DIR] [--print-config]\n"
     "\n"
     "The earshot service: listens to a microphone (ALSA) or plays a recording through the cascade\n"
     "(VAD -> wake word -> speech-to-text) and publishes its events as D-Bus signals of\n"
@@ -25,6 +26,11 @@ const char* const kUsage =
     "                      wav:- reads a WAV or AU stream on standard input as it comes\n"
     "                      (arecord -f S16_LE -r 16000 | earshotd --input wav:-);\n"
     "                      default: daemon.input\n"
+    "  --reference SPEC    what the device plays, to hear people over it: pipe:PATH is a FIFO\n"
+    "                      (created if missing) into which the player writes raw 16-bit\n"
+    "                      little-endian PCM, by default 16000 Hz mono (pipe:PATH:48000:2 for\n"
+    "                      48 kHz stereo); its echo is cancelled from the microphone while it\n"
+    "                      sounds, and when it stops the microphone passes unchanged\n"
     "  --bus B             system (default), session, or none\n"
     "  --events FILE|-     also write the events as JSON lines to FILE or stdout\n"
     "  --sysfs-root DIR    where the governor reads power_supply and thermal\n"
@@ -39,7 +45,7 @@ const char* const kUsage =
 Result<Args> ParseArgs(int argc, char** argv) {
   const config::CommandLineSpec spec{
       "earshotd",
-      {"--config", "--set", "--input", "--bus", "--events", "--sysfs-root"},
+      {"--config", "--set", "--input", "--reference", "--bus", "--events", "--sysfs-root"},
       {"--help", "--print-config", "--version"}};
   Result<config::CommandLine> line = config::ParseCommandLine(spec, argc, argv, 1);
   if (!line.ok()) return line.error();
@@ -52,6 +58,12 @@ Result<Args> ParseArgs(int argc, char** argv) {
   args.version = line->Has("--version");
   args.options.config_path = line->Option("--config");
   args.options.input = line->Option("--input");
+  args.options.reference = line->Option("--reference");
+  if (line->Has("--reference")) {
+    if (Result<ReferenceSpec> ref = ParseReferenceSpec(args.options.reference); !ref.ok()) {
+      return ref.error();
+    }
+  }
   args.options.bus = line->Option("--bus", args.options.bus);
   args.options.events = line->Option("--events");
   args.options.sysfs_root = line->Option("--sysfs-root");

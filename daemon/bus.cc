@@ -207,6 +207,18 @@ int AppendStage(sd_bus_message* reply, const std::string& name,
   return r;
 }
 
+// The echo canceller's part: whether the reference sounds now, and what it has done.
+int AppendPlayback(sd_bus_message* reply, const DaemonStats& s) {
+  const PlaybackStats& p = s.playback;
+  int r = AppendEntry<const char*>(reply, "reference", "s", s.reference.c_str());
+  if (r >= 0) r = AppendEntry<int>(reply, "playback", "b", p.active ? 1 : 0);
+  if (r >= 0) r = AppendEntry<int>(reply, "echo_delay_ms", "i", p.delay_ms);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "echo_frames", "x", p.active_frames);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "reference_gaps", "x", p.reference_gaps);
+  if (r >= 0) r = AppendEntry<uint64_t>(reply, "reference_dropped", "t", p.reference_dropped);
+  return r;
+}
+
 int AppendStats(sd_bus_message* reply, const DaemonStats& s) {
   const statemachine::PipelineStats& p = s.pipeline;
   int r = AppendEntry<int64_t>(reply, "frames", "x", p.frames);
@@ -231,7 +243,7 @@ int AppendStats(sd_bus_message* reply, const DaemonStats& s) {
   if (r >= 0) {
     r = AppendEntry<uint64_t>(reply, "request_audio_dropped", "t", s.request_audio_dropped);
   }
-  return r;
+  return r >= 0 ? AppendPlayback(reply, s) : r;
 }
 
 int MethodGetStats(sd_bus_message* m, void* userdata, sd_bus_error*) {

@@ -46,8 +46,10 @@ void LogToJournal(const Event& event) {
     LogEvent(LOG_INFO,
              {{"EARSHOT_EVENT", "wake"},
               {"EARSHOT_KEYWORD", wake->keyword},
-              {"EARSHOT_REQUEST", std::to_string(wake->request)}},
-             "wake word %s (score %.2f) at %.2f s", wake->keyword.c_str(), wake->score, wake->t);
+              {"EARSHOT_REQUEST", std::to_string(wake->request)},
+              {"EARSHOT_PLAYBACK", wake->playback ? "1" : "0"}},
+             "wake word %s (score %.2f) at %.2f s%s", wake->keyword.c_str(), wake->score, wake->t,
+             wake->playback ? ", during playback" : "");
   } else if (const auto* transcript = std::get_if<TranscriptEvent>(&event);
              transcript != nullptr && transcript->final) {
     LogEvent(LOG_INFO,
@@ -135,6 +137,7 @@ Status Manager::Init() {
   const auto queue_frames = static_cast<size_t>(config_.Int("daemon.queue_ms") / audio::kFrameMs);
   queue_ = std::make_unique<FrameQueue>(queue_frames);
   worker_ = std::make_unique<PipelineWorker>(queue_.get(), worker_fd_);
+  if (s = StartReference(); !s.ok()) return s;
   auto pipeline =
       statemachine::Pipeline::Create(config_, std::move(models).value(), worker_->sink());
   if (!pipeline.ok()) return pipeline.error();
@@ -376,6 +379,22 @@ int Manager::CancelRequest() {
   return 0;
 }
 
+// --reference: the playback whose echo the worker cancels.
+Status Manager::StartReference() {
+  if (options_.reference.empty()) return OkStatus();
+  Result<ReferenceSpec> spec = ParseReferenceSpec(options_.reference);
+  if (!spec.ok()) return spec.error();
+  Result<std::unique_ptr<PipeReference>> reference =
+      PipeReference::Open(*spec, config_, static_cast<size_t>(queue_->stats().capacity));
+  if (!reference.ok()) return reference.error();
+  auto canceller = echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
+  if (!canceller.ok()) return canceller.error();
+  reference_description_ = (*reference)->description();
+  Log(LOG_INFO, "reference: %s", reference_description_.c_str());
+  worker_->SetReference(std::move(reference).value(), std::move(canceller).value());
+  return OkStatus();
+}
+
 DaemonStats Manager::stats() const {
   DaemonStats s;
   s.pipeline = worker_->stats();
@@ -386,6 +405,8 @@ DaemonStats Manager::stats() const {
   s.input = options_.input;
   s.request_audio_readers = request_audio_.readers();
   s.request_audio_dropped = request_audio_.dropped_frames();
+  s.playback = worker_->playback();
+  s.reference = reference_description_;
   return s;
 }
 

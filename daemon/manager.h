@@ -57,6 +57,7 @@ namespace earshot::daemon {
 struct DaemonOptions {
   std::string config_path;
   std::string input;           // empty: daemon.input
+  std::string reference;       // empty: none; pipe:PATH[:RATE[:CHANNELS]]
   std::string bus = "system";  // system | session | none
   std::string events;          // empty: none; "-": stdout
   std::string sysfs_root;      // empty: governor.sysfs_root
@@ -91,6 +92,8 @@ struct DaemonStats {
   std::string input;
   uint64_t request_audio_readers = 0;  // OpenRequestAudio's pipes open
   uint64_t request_audio_dropped = 0;  // frames a full pipe did not take
+  PlaybackStats playback;
+  std::string reference;  // what --reference reads, or ""
 };
 
 // The loop and the bus connection, owned.
@@ -156,6 +159,7 @@ class Manager : private statemachine::GovernorHost {
   Status SetUpBus();
   Status OpenEventsOutput();
   Status StartInput();
+  Status StartReference();
   // profiles.cc
   // A command set an app registered; `call` is its RegisterCommands call until answered.
   struct AppCommandSet {
@@ -225,6 +229,7 @@ class Manager : private statemachine::GovernorHost {
   int sensors_fd_ = -1;  // eventfd: the sensor poller has a sample
   std::unique_ptr<PipelineWorker> worker_;
   std::unique_ptr<Input> input_;
+  std::string reference_description_;  // "" without --reference
   std::vector<EventSourcePtr> sources_;
   std::FILE* events_file_ = nullptr;
   std::optional<JsonLinesSink> json_;

@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include "daemon/log.h"
 #include "daemon/wakeup.h"
 
 namespace earshot::daemon {
@@ -19,6 +20,46 @@ void PipelineWorker::Start(std::unique_ptr<statemachine::Pipeline> pipeline) {
   thread_ = std::thread([this] { Loop(); });
 }
 
+void PipelineWorker::SetReference(std::unique_ptr<PipeReference> reference,
+                                  std::unique_ptr<echo::EchoCanceller> canceller) {
+  reference_ = std::move(reference);
+  canceller_ = std::move(canceller);
+  playback_.configured = true;
+}
+
+void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
+  const bool was_active = canceller_->stats().active;
+  if (std::optional<audio::Frame> played = reference_->Pop(captured_usec)) {
+    missing_frames_ = 0;
+    canceller_->Process(*played, samples);
+  } else if (++missing_frames_ <= kLateFrames && was_active) {
+    canceller_->Process(audio::Frame{}, samples);
+  } else {
+    canceller_->ProcessWithoutReference(samples);
+  }
+  const echo::EchoStats& e = canceller_->stats();
+  if (e.active != was_active) {
+    if (e.active) {
+      Log(LOG_INFO, "playback: cancelling its echo");
+    } else {
+      Log(LOG_INFO, "playback: stopped (the echo %d ms late, %lld changes of it); the microphone "
+          "passes unchanged", e.delay_ms, static_cast<long long>(e.delay_changes));
+    }
+  }
+  pipeline_->SetPlayback(e.active);
+  std::lock_guard lock(mutex_);
+  playback_.active = e.active;
+  playback_.delay_ms = e.delay_ms;
+  playback_.active_frames = e.active_frames;
+  playback_.reference_gaps = e.reference_gaps;
+  playback_.reference_dropped = reference_->dropped();
+}
+
+PlaybackStats PipelineWorker::playback() const {
+  std::lock_guard lock(mutex_);
+  return playback_;
+}
+
 void PipelineWorker::Loop() {
   while (std::optional<FrameQueue::Item> item = queue_->Pop()) {
     if (item->command) {
@@ -27,7 +68,13 @@ void PipelineWorker::Loop() {
       continue;
     }
     last_captured_usec_ = item->frame->captured_usec;
-    pipeline_->Push(item->frame->samples);
+    if (reference_) {
+      audio::Frame samples = item->frame->samples;
+      CancelEcho(samples, item->frame->captured_usec);
+      pipeline_->Push(samples);
+    } else {
+      pipeline_->Push(item->frame->samples);
+    }
     {
       std::lock_guard lock(mutex_);
       stats_ = pipeline_->stats();

@@ -11,10 +11,22 @@
 #include <vector>
 
 #include "daemon/frame_queue.h"
+#include "daemon/reference.h"
+#include "echo/echo_canceller.h"
 #include "statemachine/event.h"
 #include "statemachine/pipeline.h"
 
 namespace earshot::daemon {
+
+// The echo canceller's state, for GetStats.
+struct PlaybackStats {
+  bool configured = false;      // a --reference is set
+  bool active = false;          // the reference sounds: its echo is being cancelled
+  int delay_ms = 0;             // the loudspeaker-to-microphone delay in use
+  int64_t active_frames = 0;    // microphone frames cancelled
+  int64_t reference_gaps = 0;   // times the reference stopped while it sounded
+  uint64_t reference_dropped = 0;  // reference frames let go, not taken in time
+};
 
 struct Outgoing {
   Event event;
@@ -32,8 +44,12 @@ class PipelineWorker final : private EventSink {
   EventSink* sink() { return this; }
   // Any thread, once started: an id for a request (Pipeline::NewRequestId).
   uint64_t NewRequestId() { return pipeline_->NewRequestId(); }
+  // Before Start: cancel the echo of `reference` from every frame (earshotd --reference).
+  void SetReference(std::unique_ptr<PipeReference> reference,
+                    std::unique_ptr<echo::EchoCanceller> canceller);
   // Starts the thread on `pipeline` (created with sink() as its sink).
   void Start(std::unique_ptr<statemachine::Pipeline> pipeline);
+  PlaybackStats playback() const;
 
   // Loop thread: the events since the last call, in order.
   std::vector<Outgoing> TakeEvents();
@@ -51,16 +67,25 @@ class PipelineWorker final : private EventSink {
   void Loop();
   void Apply(Command& command);
   void Notify();
+  // `samples` (captured at `captured_usec`) less the reference's echo; while the reference
+  // sounds, up to kLateFrames frames with none due are cancelled against silence, then the
+  // microphone passes unchanged (worker thread).
+  void CancelEcho(audio::Frame& samples, uint64_t captured_usec);
+  static constexpr int kLateFrames = 20;
 
   FrameQueue* queue_;
   int notify_fd_;
   std::unique_ptr<statemachine::Pipeline> pipeline_;
   std::thread thread_;
-  mutable std::mutex mutex_;  // guards outbox_, stats_ and event_time_
+  mutable std::mutex mutex_;  // guards outbox_, stats_, event_time_ and playback_
   std::vector<Outgoing> outbox_;
   statemachine::PipelineStats stats_;
   double event_time_ = 0;
   uint64_t last_captured_usec_ = 0;  // worker thread only
+  std::unique_ptr<PipeReference> reference_;
+  std::unique_ptr<echo::EchoCanceller> canceller_;
+  int missing_frames_ = 0;  // worker thread only: reference frames missing in a row
+  PlaybackStats playback_;  // guarded by mutex_
   std::atomic<bool> space_wanted_{false};
   std::atomic<bool> finished_{false};
 };

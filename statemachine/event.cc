@@ -80,7 +80,8 @@ struct ToJsonVisitor {
   }
   std::string operator()(const WakeEvent& e) const {
     return JsonObject("wake").Number("t", e.t).String("keyword", e.keyword)
-        .Number("score", e.score).Unsigned("request", e.request).Finish();
+        .Number("score", e.score).Unsigned("request", e.request).BoolIf("playback", e.playback)
+        .Finish();
   }
   std::string operator()(const TranscriptEvent& e) const {
     return JsonObject("transcript").Number("t", e.t).String("text", e.text).Bool("final", e.final)

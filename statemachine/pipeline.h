@@ -126,6 +126,9 @@ class Pipeline {
   // The sensitivity (0 .. 1) of the keyword `name` from the next hop on, in the models in use and
   // in those waiting to be swapped in; false if neither has such a keyword.
   bool SetSensitivity(std::string_view name, double sensitivity);
+  // Whether the frames pushed from now on have the device's own playback cancelled from them
+  // (echo/echo_canceller.h): the wakes heard meanwhile say so.
+  void SetPlayback(bool playback) { playback_ = playback; }
 
   State state() const { return state_; }
   double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
@@ -211,6 +214,7 @@ class Pipeline {
   uint64_t request_ = 0;       // the id of the request in progress, or of the last one
   int64_t request_fed_end_ = 0;  // the last frame fed to the request + 1
   RequestAudioSink* audio_sink_ = nullptr;
+  bool playback_ = false;  // SetPlayback
   std::atomic<uint64_t> next_request_id_{0};  // the last id handed out
   int64_t decided_end_ = 0;    // the last decided frame + 1
   int64_t kws_next_ = -1;      // the next frame the keyword session expects (-1: none)

@@ -92,7 +92,7 @@ void Pipeline::OnWakes(int64_t k) {
     ++stats_.wakes;
     const double t = EndTime(w.wake.frame);
     sink_->Emit(WakeEvent{t, models_.kws->keywords()[w.keyword].name, w.wake.score_q15 / 32767.0,
-                          request_});
+                          request_, playback_});
     Enter(Next(state_, Input::kWake, speech_), k, t);  // voice -> command; command stays
   }
   wakes_.clear();
