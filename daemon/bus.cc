@@ -216,6 +216,7 @@ int AppendPlayback(sd_bus_message* reply, const DaemonStats& s) {
   if (r >= 0) r = AppendEntry<int64_t>(reply, "echo_frames", "x", p.active_frames);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "reference_gaps", "x", p.reference_gaps);
   if (r >= 0) r = AppendEntry<uint64_t>(reply, "reference_dropped", "t", p.reference_dropped);
+  if (r >= 0) r = AppendEntry<int64_t>(reply, "self_wakes", "x", s.pipeline.self_wakes);
   return r;
 }
 

@@ -32,6 +32,7 @@ void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
   if (std::optional<audio::Frame> played = reference_->Pop(captured_usec)) {
     missing_frames_ = 0;
     canceller_->Process(*played, samples);
+    if (canceller_->stats().active) pipeline_->PushReference(*played);
   } else if (++missing_frames_ <= kLateFrames && was_active) {
     canceller_->Process(audio::Frame{}, samples);
   } else {

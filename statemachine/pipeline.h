@@ -46,6 +46,7 @@
 #include "statemachine/cascade.h"
 #include "statemachine/endpointer.h"
 #include "statemachine/event.h"
+#include "statemachine/reference_spotter.h"
 
 namespace earshot::statemachine {
 
@@ -83,6 +84,7 @@ struct PipelineStats {
   StageCounter front_end, vad, kws, stt;
   int64_t wakes = 0;
   int64_t candidates_rejected = 0;  // keyword candidates the second stage did not confirm
+  int64_t self_wakes = 0;  // wakes the device's own playback said too (not reported)
   int64_t requests = 0;  // requests that reached their endpoint
   int64_t stt_end_nanoseconds_max = 0;  // the longest wait for a final transcript after the endpoint
 };
@@ -129,6 +131,10 @@ class Pipeline {
   // Whether the frames pushed from now on have the device's own playback cancelled from them
   // (echo/echo_canceller.h): the wakes heard meanwhile say so.
   void SetPlayback(bool playback) { playback_ = playback; }
+  // What the device played with the frame the next Push gives, while it plays: the keyword
+  // spotter runs on it too, and a wake the playback said as well is the playback's: not reported,
+  // counted (stats().self_wakes).
+  void PushReference(const audio::Frame& played);
 
   State state() const { return state_; }
   double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
@@ -215,6 +221,8 @@ class Pipeline {
   int64_t request_fed_end_ = 0;  // the last frame fed to the request + 1
   RequestAudioSink* audio_sink_ = nullptr;
   bool playback_ = false;  // SetPlayback
+  std::unique_ptr<ReferenceSpotter> reference_spotter_;  // made by the first PushReference
+  std::vector<int32_t> reference_thresholds_q15_;
   std::atomic<uint64_t> next_request_id_{0};  // the last id handed out
   int64_t decided_end_ = 0;    // the last decided frame + 1
   int64_t kws_next_ = -1;      // the next frame the keyword session expects (-1: none)

@@ -13,6 +13,7 @@ namespace earshot::statemachine {
 void Pipeline::MakeKeywordStage() {
   kws_.reset();
   detectors_.clear();
+  reference_spotter_.reset();  // of the models before
   if (!models_.kws) return;
   const std::vector<kws::Keyword>& keywords = models_.kws->keywords();
   models_.sensitivities.resize(keywords.size(), kws::kDefaultSensitivity);
@@ -122,7 +123,27 @@ double Pipeline::event_time() const {
 // Keyword i's detector found `wake`: a wake, once its second stage (if it has one) confirms it.
 // A run that went on after the speech ended (OnSpeechChange) is checked whole, but the keyword
 // ended with the speech.
+void Pipeline::PushReference(const audio::Frame& played) {
+  if (!kws_ || state_ == State::kMuted) return;
+  if (!reference_spotter_) {
+    auto front_end = features::FrontEnd::Create(front_end_->config());
+    if (!front_end.ok()) return;  // the same config as the microphone's, which was made
+    reference_spotter_ = std::make_unique<ReferenceSpotter>(std::move(front_end).value(),
+                                                            models_.kws, settings_.kws);
+  }
+  reference_thresholds_q15_.resize(detectors_.size());
+  for (size_t i = 0; i < detectors_.size(); ++i) {
+    reference_thresholds_q15_[i] = detectors_[i].threshold_q15();
+  }
+  StageTimer timer(stats_.kws);
+  reference_spotter_->Push(ring_.end(), played, reference_thresholds_q15_);
+}
+
 void Pipeline::Found(size_t i, kws::Wake wake) {
+  if (playback_ && reference_spotter_ && reference_spotter_->Said(i, wake.frame)) {
+    ++stats_.self_wakes;  // the playback said it: its refractory period holds, as for a wake
+    return;
+  }
   if (std::optional<kws::Wake> verified = Verified(i, wake)) {
     if (speech_cut_ >= 0 && wake.run_start < speech_cut_) {
       verified->frame = std::min(verified->frame, speech_cut_ - 1);

@@ -102,6 +102,16 @@ sys.exit(not (len(wakes) == 1 and 3.5 < wakes[0] < 4.5))'
 check "run --reference missing" status_is 1 "$earshot" run --reference nope.wav playing.wav
 check "run --reference missing named" one_error_line_naming "nope.wav"
 check "run --reference two files" status_is 2 "$earshot" run --reference played.wav a.wav b.wav
+# A podcast that says the wake word: its echo wakes the device three times without the
+# reference; with it, the playback's own keywords are the playback's, and nothing wakes.
+sox -D sample.flac podcast.wav repeat 2
+sox -D podcast.wav podcast_echo.wav pad 0.12 0 vol 0.8
+sox -D podcast_echo.wav hearing_podcast.wav trim 0 13.6
+check "run over a podcast" status_is 0 "$earshot" run --stages vad,kws hearing_podcast.wav
+check "run over a podcast: it wakes itself" test "$(grep -c '"wake"' out.txt)" = 3
+check "run --reference podcast" status_is 0 "$earshot" run --stages vad,kws \
+  --reference podcast.wav hearing_podcast.wav
+check "run --reference podcast: no self-wake" test "$(grep -c '"wake"' out.txt)" = 0
 check "cancel-echo" status_is 0 "$earshot" cancel-echo --reference played.wav playing.wav clean.wav
 check "cancel-echo: the delay found" grep -q '"delay_ms": 120' out.txt
 check "cancel-echo: what it wrote" test "$(soxi -s clean.wav)" = 120000

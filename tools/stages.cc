@@ -56,12 +56,12 @@ Result<Playback> Playback::Open(const std::string& path, const config::Config& c
 }
 
 Status Playback::Cancel(audio::Frame& frame) {
-  audio::Frame played;
   if (!ended) {
     Result<bool> more = source->Next(played);
     if (!more.ok()) return more.error();
     ended = !*more;
   }
+  if (ended) played = audio::Frame{};
   if (ended) {
     canceller->ProcessWithoutReference(frame);
   } else {

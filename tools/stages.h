@@ -37,10 +37,12 @@ struct Playback {
   std::unique_ptr<audio::FileSource> source;
   std::unique_ptr<echo::EchoCanceller> canceller;
   bool ended = false;
+  audio::Frame played{};  // PLAYED's frame of the last Cancel (silence past its end)
 
   static Result<Playback> Open(const std::string& path, const config::Config& config);
   // `frame` less the echo of PLAYED's next frame.
   Status Cancel(audio::Frame& frame);
+  bool active() const { return canceller->stats().active; }
 };
 
 struct VadStage {

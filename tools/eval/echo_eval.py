@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The echo scenes of echo_scenes.py through earshot (issue 80): for each signal-to-echo ratio, the
-wake word's misses without the canceller (`earshot run` on the microphone), with it (`earshot
-cancel-echo`, what `run --reference` hears) and without any playback (the person alone); and the echo return loss
+wake word's misses without the canceller (`earshot run` on the microphone), with it (`run
+--reference`) and without any playback (the person alone); and the echo return loss
 enhancement, ERLE: the playback alone (`echo.wav`) against what `earshot cancel-echo` leaves of it,
 in dB over the scene from --settle-s on.
 
@@ -36,9 +36,11 @@ def cancel(args, played, mic, out):
     return out
 
 
-def woke(earshot, mic, keyword, start, end, extra):
+def woke(earshot, mic, keyword, start, end, extra, reference=None):
     """Whether `keyword` woke between the person's start and 1 s after the clip's end."""
     cmd = [earshot, "run", "--stages", "vad,kws"] + extra
+    if reference:
+        cmd += ["--reference", reference]
     out = subprocess.run(cmd + [mic], check=True, capture_output=True, text=True).stdout
     for line in out.splitlines():
         e = json.loads(line)
@@ -84,9 +86,13 @@ def main():
             for s in sers:
                 mic = os.path.join(folder, f"mic_{s}.wav")
                 got[f"{s} without"] = woke(args.earshot, mic, args.keyword, start, end, extra)
-                cleaned = cancel(args, os.path.join(folder, "ref.wav"), mic,
-                                 os.path.join(tmp, "mic.wav"))
-                got[f"{s} with"] = woke(args.earshot, cleaned, args.keyword, start, end, extra)
+                played = os.path.join(folder, "ref.wav")
+                if args.canceller:
+                    cleaned = cancel(args, played, mic, os.path.join(tmp, "mic.wav"))
+                    got[f"{s} with"] = woke(args.earshot, cleaned, args.keyword, start, end, extra)
+                else:  # the product's path: the canceller and the playback's own keywords
+                    got[f"{s} with"] = woke(args.earshot, mic, args.keyword, start, end, extra,
+                                            played)
             got["erle_db"] = round(erle(args, folder, tmp), 2)
             gains.append(got["erle_db"])
             for k in counts:

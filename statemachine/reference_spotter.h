@@ -1,0 +1,49 @@
+// ReferenceSpotter: the keywords said by the device's own playback. A podcast or the device's own
+// answer that says the wake word reaches the microphone too, and what the echo canceller leaves
+// of it can still wake the device; the same keyword spotter over the reference (what was played,
+// clean) hears it there first or at once, so a wake the playback also said within a short window
+// is the playback's, not a person's. Runs on every reference frame while something plays; holds
+// nothing of the microphone.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "audio/format.h"
+#include "features/front_end.h"
+#include "models/kws/keyword_set.h"
+
+namespace earshot::statemachine {
+
+class ReferenceSpotter {
+ public:
+  // A wake at stream frame f is the playback's when the playback held that keyword over its
+  // threshold at a frame in [f - kBeforeFrames, f + kAfterFrames] (the echo comes 0-300 ms after
+  // what was played; the mic's run ends after the word).
+  static constexpr int64_t kBeforeFrames = 100;
+  static constexpr int64_t kAfterFrames = 30;
+
+  ReferenceSpotter(std::unique_ptr<features::FrontEnd> front_end,
+                   std::shared_ptr<const kws::KeywordSet> keywords, const kws::KwsConfig& config);
+
+  // The reference frame played with stream frame `frame` (frames ascend; after a gap the spotter
+  // starts afresh); `thresholds_q15`: each keyword's, as the microphone's detectors have them.
+  void Push(int64_t frame, const audio::Frame& played, std::span<const int32_t> thresholds_q15);
+  // Whether the playback said keyword `k` around a wake ending at stream frame `frame`.
+  bool Said(size_t k, int64_t frame) const;
+
+ private:
+  // A fresh start: the spotter's history filled with silence first. An empty history reads as
+  // loud (0 dB log-mel) to the keyword model, whose scores are then off for its first second.
+  void Restart();
+  static constexpr int kWarmFrames = 100;
+
+  std::unique_ptr<features::FrontEnd> front_end_;
+  kws::KeywordSetSession session_;
+  int64_t next_frame_ = -1;  // the frame Push expects; another one restarts
+  std::vector<int64_t> last_over_;  // per keyword: the last frame at or over its threshold
+};
+
+}  // namespace earshot::statemachine
