@@ -133,7 +133,7 @@ void Pipeline::PushReference(const audio::Frame& played) {
   }
   reference_thresholds_q15_.resize(detectors_.size());
   for (size_t i = 0; i < detectors_.size(); ++i) {
-    reference_thresholds_q15_[i] = detectors_[i].threshold_q15();
+    reference_thresholds_q15_[i] = detectors_[i].threshold_q15() / 2;
   }
   StageTimer timer(stats_.kws);
   reference_spotter_->Push(ring_.end(), played, reference_thresholds_q15_);

@@ -29,7 +29,8 @@ class ReferenceSpotter {
                    std::shared_ptr<const kws::KeywordSet> keywords, const kws::KwsConfig& config);
 
   // The reference frame played with stream frame `frame` (frames ascend; after a gap the spotter
-  // starts afresh); `thresholds_q15`: each keyword's, as the microphone's detectors have them.
+  // starts afresh); `thresholds_q15`: each keyword's, half the microphone detectors' (the
+  // loudspeaker and the room change a word: its clean copy can score lower than its echo).
   void Push(int64_t frame, const audio::Frame& played, std::span<const int32_t> thresholds_q15);
   // Whether the playback said keyword `k` around a wake ending at stream frame `frame`.
   bool Said(size_t k, int64_t frame) const;
