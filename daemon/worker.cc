@@ -47,7 +47,7 @@ void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
           "passes unchanged", e.delay_ms, static_cast<long long>(e.delay_changes));
     }
   }
-  pipeline_->SetPlayback(e.active);
+  pipeline_->SetPlayback(e.active, e.delay_ms / audio::kFrameMs);
   std::lock_guard lock(mutex_);
   playback_.active = e.active;
   playback_.delay_ms = e.delay_ms;

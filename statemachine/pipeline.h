@@ -129,8 +129,12 @@ class Pipeline {
   // in those waiting to be swapped in; false if neither has such a keyword.
   bool SetSensitivity(std::string_view name, double sensitivity);
   // Whether the frames pushed from now on have the device's own playback cancelled from them
-  // (echo/echo_canceller.h): the wakes heard meanwhile say so.
-  void SetPlayback(bool playback) { playback_ = playback; }
+  // (echo/echo_canceller.h), its echo `echo_delay_frames` behind what was played: the wakes heard
+  // meanwhile say so.
+  void SetPlayback(bool playback, int echo_delay_frames = 0) {
+    playback_ = playback;
+    echo_delay_frames_ = echo_delay_frames;
+  }
   // What the device played with the frame the next Push gives, while it plays: the keyword
   // spotter runs on it too, and a wake the playback said as well is the playback's: not reported,
   // counted (stats().self_wakes).
@@ -221,6 +225,7 @@ class Pipeline {
   int64_t request_fed_end_ = 0;  // the last frame fed to the request + 1
   RequestAudioSink* audio_sink_ = nullptr;
   bool playback_ = false;  // SetPlayback
+  int echo_delay_frames_ = 0;
   std::unique_ptr<ReferenceSpotter> reference_spotter_;  // made by the first PushReference
   std::vector<int32_t> reference_thresholds_q15_;
   std::atomic<uint64_t> next_request_id_{0};  // the last id handed out

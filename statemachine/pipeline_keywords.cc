@@ -133,14 +133,14 @@ void Pipeline::PushReference(const audio::Frame& played) {
   }
   reference_thresholds_q15_.resize(detectors_.size());
   for (size_t i = 0; i < detectors_.size(); ++i) {
-    reference_thresholds_q15_[i] = detectors_[i].threshold_q15() / 2;
+    reference_thresholds_q15_[i] = detectors_[i].threshold_q15() * 3 / 4;
   }
   StageTimer timer(stats_.kws);
   reference_spotter_->Push(ring_.end(), played, reference_thresholds_q15_);
 }
 
 void Pipeline::Found(size_t i, kws::Wake wake) {
-  if (playback_ && reference_spotter_ && reference_spotter_->Said(i, wake.frame)) {
+  if (playback_ && reference_spotter_ && reference_spotter_->Said(i, wake.frame, echo_delay_frames_)) {
     ++stats_.self_wakes;  // the playback said it: its refractory period holds, as for a wake
     return;
   }

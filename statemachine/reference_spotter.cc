@@ -1,6 +1,6 @@
 #include "statemachine/reference_spotter.h"
 
-#include <limits>
+#include <algorithm>
 
 namespace earshot::statemachine {
 
@@ -9,7 +9,7 @@ ReferenceSpotter::ReferenceSpotter(std::unique_ptr<features::FrontEnd> front_end
                                    const kws::KwsConfig& config)
     : front_end_(std::move(front_end)),
       session_(keywords, config),
-      last_over_(keywords->keywords().size(), std::numeric_limits<int64_t>::min() / 2) {}
+      over_(keywords->keywords().size(), std::vector<int64_t>(kHistory, -1)) {}
 
 void ReferenceSpotter::Restart() {
   front_end_->Reset();
@@ -28,14 +28,18 @@ void ReferenceSpotter::Push(int64_t frame, const audio::Frame& played,
   front_end_->Process(played);
   session_.Process(front_end_->logmel_db_q8());
   const std::span<const uint16_t> scores = session_.scores();
-  for (size_t k = 0; k < last_over_.size() && k < thresholds_q15.size(); ++k) {
-    if (scores[k] >= thresholds_q15[k]) last_over_[k] = frame;
+  for (size_t k = 0; k < over_.size() && k < thresholds_q15.size(); ++k) {
+    over_[k][static_cast<size_t>(frame % kHistory)] = scores[k] >= thresholds_q15[k] ? frame : -1;
   }
 }
 
-bool ReferenceSpotter::Said(size_t k, int64_t frame) const {
-  return k < last_over_.size() && last_over_[k] >= frame - kBeforeFrames &&
-         last_over_[k] <= frame + kAfterFrames;
+bool ReferenceSpotter::Said(size_t k, int64_t frame, int delay_frames) const {
+  if (k >= over_.size()) return false;
+  const int64_t end = frame - delay_frames;
+  for (int64_t f = std::max<int64_t>(0, end - kBeforeFrames); f <= end + kAfterFrames; ++f) {
+    if (over_[k][static_cast<size_t>(f % kHistory)] == f) return true;
+  }
+  return false;
 }
 
 }  // namespace earshot::statemachine

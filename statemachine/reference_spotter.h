@@ -19,21 +19,22 @@ namespace earshot::statemachine {
 
 class ReferenceSpotter {
  public:
-  // A wake at stream frame f is the playback's when the playback held that keyword over its
-  // threshold at a frame in [f - kBeforeFrames, f + kAfterFrames] (the echo comes 0-300 ms after
-  // what was played; the mic's run ends after the word).
-  static constexpr int64_t kBeforeFrames = 100;
-  static constexpr int64_t kAfterFrames = 30;
+  // A wake ending at stream frame f, the echo `delay` frames behind what was played, is the
+  // playback's when the playback held that keyword over its threshold at a frame in
+  // [f - delay - kBeforeFrames, f - delay + kAfterFrames]: where its copy of the word ended.
+  static constexpr int64_t kBeforeFrames = 50;
+  static constexpr int64_t kAfterFrames = 10;
 
   ReferenceSpotter(std::unique_ptr<features::FrontEnd> front_end,
                    std::shared_ptr<const kws::KeywordSet> keywords, const kws::KwsConfig& config);
 
   // The reference frame played with stream frame `frame` (frames ascend; after a gap the spotter
-  // starts afresh); `thresholds_q15`: each keyword's, half the microphone detectors' (the
-  // loudspeaker and the room change a word: its clean copy can score lower than its echo).
+  // starts afresh); `thresholds_q15`: each keyword's, three quarters of the microphone
+  // detectors' (the loudspeaker and the room change a word: its clean copy can score lower than
+  // its echo; music reaches half).
   void Push(int64_t frame, const audio::Frame& played, std::span<const int32_t> thresholds_q15);
-  // Whether the playback said keyword `k` around a wake ending at stream frame `frame`.
-  bool Said(size_t k, int64_t frame) const;
+  // Whether the playback said keyword `k` where a wake ending at stream frame `frame` came from.
+  bool Said(size_t k, int64_t frame, int delay_frames) const;
 
  private:
   // A fresh start: the spotter's history filled with silence first. An empty history reads as
@@ -44,7 +45,9 @@ class ReferenceSpotter {
   std::unique_ptr<features::FrontEnd> front_end_;
   kws::KeywordSetSession session_;
   int64_t next_frame_ = -1;  // the frame Push expects; another one restarts
-  std::vector<int64_t> last_over_;  // per keyword: the last frame at or over its threshold
+  // Per keyword, a ring of the frames at or over its threshold: over_[k][frame % kHistory].
+  static constexpr int64_t kHistory = 256;  // the pre-roll a late spotter reads, and more
+  std::vector<std::vector<int64_t>> over_;
 };
 
 }  // namespace earshot::statemachine

@@ -132,7 +132,8 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
     if (!*more) break;
     if (playback != nullptr) {
       if (Status s = playback->Cancel(frame); !s.ok()) return s.error();
-      (*pipeline)->SetPlayback(playback->active());
+      (*pipeline)->SetPlayback(playback->active(),
+                               playback->canceller->stats().delay_ms / audio::kFrameMs);
       if (playback->active()) (*pipeline)->PushReference(playback->played);
     }
     (*pipeline)->Push(frame);
