@@ -106,9 +106,8 @@ int main(int argc, char** argv) {
     }
   }
   const std::vector<int16_t> out =
-      backend == "speex"
-          ? Speex(*played, *mic)
-          : WebRtc(*played, *mic, backend == "webrtc-aecm", levels.at(backend));
+      backend == "speex" ? Speex(*played, *mic)
+                         : WebRtc(*played, *mic, backend == "webrtc-aecm", levels.at(backend));
   if (auto s = earshot::audio::WriteWav16k(argv[4], out); !s.ok()) {
     std::fprintf(stderr, "echo_compare: %s\n", s.error().message.c_str());
     return 1;

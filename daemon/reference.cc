@@ -74,9 +74,8 @@ Result<std::unique_ptr<PipeReference>> PipeReference::Open(const ReferenceSpec& 
   // Read and write: opening never waits for a player, and a player that closes is no end.
   const int fd = open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Error{"--reference '" + path + "': " + std::strerror(errno)};
-  auto reference = std::unique_ptr<PipeReference>(
-      new PipeReference(fd, spec, config.String("audio.resampler_quality"),
-                        backlog_frames + kLeadFrames));
+  auto reference = std::unique_ptr<PipeReference>(new PipeReference(
+      fd, spec, config.String("audio.resampler_quality"), backlog_frames + kLeadFrames));
   reference->reader_ = std::thread(&PipeReference::Read, reference.get());
   return reference;
 }

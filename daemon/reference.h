@@ -8,8 +8,9 @@
 // stretch is stamped with its arrival, and each one after it 10 ms later, for as long as the
 // player keeps up. The pipeline's worker takes, for each microphone frame, the reference frame
 // played a fixed 50 ms before that frame was captured: two clocks' frames paired by time,
-// whatever bursts either arrives in, at a constant offset that the canceller's delay absorbs. Nothing waits on the player: when no frame is due the microphone passes unchanged,
-// and a ring the worker does not empty keeps only its newest frames.
+// whatever bursts either arrives in, at a constant offset that the canceller's delay absorbs.
+// Nothing waits on the player: when no frame is due the microphone passes unchanged, and a ring the
+// worker does not empty keeps only its newest frames.
 #pragma once
 
 #include <condition_variable>

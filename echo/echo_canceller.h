@@ -19,8 +19,8 @@ struct SpeexPreprocessState_;
 namespace earshot::echo {
 
 struct EchoCancellerConfig {
-  int filter_ms = 150;   // the echo's tail the adaptive filter spans, from its start
-  int lead_frames = 2;   // the filter starts this many frames before the estimated delay
+  int filter_ms = 150;      // the echo's tail the adaptive filter spans, from its start
+  int lead_frames = 2;      // the filter starts this many frames before the estimated delay
   float sound_db = -60.0f;  // a reference frame above this (dB full scale) carries sound
   int suppress_db = -40;    // residual echo attenuation (speexdsp's; -15 during double talk)
   DelayEstimatorConfig delay;

@@ -120,9 +120,6 @@ double Pipeline::event_time() const {
   return static_cast<double>(reached) / 100.0;
 }
 
-// Keyword i's detector found `wake`: a wake, once its second stage (if it has one) confirms it.
-// A run that went on after the speech ended (OnSpeechChange) is checked whole, but the keyword
-// ended with the speech.
 void Pipeline::PushReference(const audio::Frame& played) {
   if (!kws_ || state_ == State::kMuted) return;
   if (!reference_spotter_) {
@@ -133,14 +130,18 @@ void Pipeline::PushReference(const audio::Frame& played) {
   }
   reference_thresholds_q15_.resize(detectors_.size());
   for (size_t i = 0; i < detectors_.size(); ++i) {
-    reference_thresholds_q15_[i] = detectors_[i].threshold_q15() * 3 / 4;
+    reference_thresholds_q15_[i] = detectors_[i].threshold_q15();
   }
-  StageTimer timer(stats_.kws);
   reference_spotter_->Push(ring_.end(), played, reference_thresholds_q15_);
 }
 
+// Keyword i's detector found `wake`: a wake, once its second stage (if it has one) confirms it.
+// A run that went on after the speech ended (OnSpeechChange) is checked whole, but the keyword
+// ended with the speech.
+// While the playback sounds, one it said as well is the playback's (PushReference).
 void Pipeline::Found(size_t i, kws::Wake wake) {
-  if (playback_ && reference_spotter_ && reference_spotter_->Said(i, wake.frame, echo_delay_frames_)) {
+  if (playback_ && reference_spotter_ &&
+      reference_spotter_->Said(i, wake.frame, echo_delay_frames_)) {
     ++stats_.self_wakes;  // the playback said it: its refractory period holds, as for a wake
     return;
   }

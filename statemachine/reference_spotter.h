@@ -24,15 +24,16 @@ class ReferenceSpotter {
   // [f - delay - kBeforeFrames, f - delay + kAfterFrames]: where its copy of the word ended.
   static constexpr int64_t kBeforeFrames = 50;
   static constexpr int64_t kAfterFrames = 10;
+  static constexpr int32_t kThresholdPercent = 75;
 
   ReferenceSpotter(std::unique_ptr<features::FrontEnd> front_end,
                    std::shared_ptr<const kws::KeywordSet> keywords, const kws::KwsConfig& config);
 
   // The reference frame played with stream frame `frame` (frames ascend; after a gap the spotter
-  // starts afresh); `thresholds_q15`: each keyword's, three quarters of the microphone
-  // detectors' (the loudspeaker and the room change a word: its clean copy can score lower than
-  // its echo; music reaches half).
-  void Push(int64_t frame, const audio::Frame& played, std::span<const int32_t> thresholds_q15);
+  // starts afresh); `mic_thresholds_q15`: each keyword's detector's on the microphone, of which
+  // the playback's copy needs kThresholdPercent (the loudspeaker and the room change a word: its
+  // clean copy can score lower than its echo; music's clean copy reaches half).
+  void Push(int64_t frame, const audio::Frame& played, std::span<const int32_t> mic_thresholds_q15);
   // Whether the playback said keyword `k` where a wake ending at stream frame `frame` came from.
   bool Said(size_t k, int64_t frame, int delay_frames) const;
 

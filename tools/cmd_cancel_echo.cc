@@ -79,17 +79,21 @@ int CancelEcho(const Args& args) {
   }
   const echo::EchoStats& st = playback->canceller->stats();
   const double removed_db = after > 0.0 ? 10.0 * std::log10(before / after) : 0.0;
-  std::printf("{\"frames\": %lld, \"active_frames\": %lld, \"delay_ms\": %d, "
-              "\"delay_changes\": %lld, \"removed_db\": %.2f}\n",
-              static_cast<long long>(st.frames), static_cast<long long>(st.active_frames),
-              st.delay_ms, static_cast<long long>(st.delay_changes), removed_db);
+  std::printf(
+      "{\"frames\": %lld, \"active_frames\": %lld, \"delay_ms\": %d, "
+      "\"delay_changes\": %lld, \"removed_db\": %.2f}\n",
+      static_cast<long long>(st.frames), static_cast<long long>(st.active_frames), st.delay_ms,
+      static_cast<long long>(st.delay_changes), removed_db);
   return kExitOk;
 }
 
 }  // namespace
 
 const Command kCancelEchoCommand{"cancel-echo",
-                                 "a recording less the echo of what was played into it", kUsage,
-                                 {"--reference"}, {}, CancelEcho};
+                                 "a recording less the echo of what was played into it",
+                                 kUsage,
+                                 {"--reference"},
+                                 {},
+                                 CancelEcho};
 
 }  // namespace earshot::cli
