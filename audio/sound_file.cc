@@ -160,9 +160,10 @@ Status WriteWav16k(const std::string& path, std::span<const int16_t> samples) {
   if (file == nullptr) {
     return Error{"'" + path + "': cannot be written (libsndfile: " + sf_strerror(nullptr) + ")"};
   }
-  const sf_count_t wrote = sf_write_short(file, samples.data(), static_cast<sf_count_t>(samples.size()));
+  const auto count = static_cast<sf_count_t>(samples.size());
+  const sf_count_t wrote = sf_write_short(file, samples.data(), count);
   const bool closed = sf_close(file) == 0;
-  if (wrote != static_cast<sf_count_t>(samples.size()) || !closed) {
+  if (wrote != count || !closed) {
     return Error{"'" + path + "': short write (disk full?)"};
   }
   return OkStatus();

@@ -35,6 +35,7 @@ void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
     if (canceller_->stats().active) pipeline_->PushReference(*played);
   } else if (++missing_frames_ <= kLateFrames && was_active) {
     canceller_->Process(audio::Frame{}, samples);
+    pipeline_->PushReference(audio::Frame{});  // the spotter's frames stay in step
   } else {
     canceller_->ProcessWithoutReference(samples);
   }

@@ -19,7 +19,7 @@ struct WakeEvent {
   std::string keyword;
   double score = 0;
   uint64_t request = 0;  // the request this wake started, or was heard in
-  bool playback = false;  // heard while the device's own playback was being cancelled (JSON: if true)
+  bool playback = false;  // heard while the device's own playback was cancelled (JSON: if true)
 };
 struct TranscriptEvent {
   double t = 0;

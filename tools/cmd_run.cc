@@ -198,7 +198,8 @@ int Run(const Args& args) {
   JsonLinesSink sink(stdout);
   sink.Emit(StateEvent{0.0, "idle"});
   for (const std::string& path : files) {
-    Result<std::vector<Event>> events = RunFile(path, *cfg, *models, governor, playback ? &*playback : nullptr);
+    Result<std::vector<Event>> events =
+        RunFile(path, *cfg, *models, governor, playback ? &*playback : nullptr);
     if (!events.ok()) {
       PrintError(events.error().message);
       status = kExitRuntime;

@@ -33,7 +33,7 @@ packages=(
   pocketsphinx-en-us                         # Debian's en-us speech-to-text model
   pocketsphinx                               # pocketsphinx_continuous, the STT peer we compare with
   libeigen3-dev                              # float reference of the keyword spotter (tests)
-  libwebrtc-audio-processing-dev             # the echo canceller we measure speexdsp's against (bench)
+  libwebrtc-audio-processing-dev             # the canceller speexdsp's is measured against (bench)
   sox flac time python3 python3-numpy        # CLI tests, sample assembly, eval scorers
   python3-jsonschema                         # the events' schema test (docs/events.schema.json)
   python3-gi                                 # the D-Bus test's apps (daemon_commands_test)

@@ -5,11 +5,12 @@ or speech through its own loudspeaker, a few centimetres from its microphone. Se
 Each scene: 8 s of playback (a random stretch of a random file of --playback, sox-readable: OGG,
 MP3, FLAC, WAV), the reference as the player sent it; the loudspeaker's output mildly non-linear
 (tanh soft clipping) reaching the microphone after a delay of 20-300 ms, directly and through the
-room (one impulse response of --rir, 6-14 dB below the direct sound); the person's clip (a random file of --speech, through another impulse response)
-starting at 4 s, scaled to each --ser (dB of the person against the echo over the clip's voiced
-frames); a noise floor at -70 dBFS. Written per scene: `ref.wav` (what was played), `mic_<ser>.wav`
-for each ratio, `clean.wav` (the person alone, as without playback), `echo.wav` (the playback alone);
-`scenes.tsv` lists them (scene, person's file, its start and end in s, playback file, delay ms).
+room (one impulse response of --rir, 6-14 dB below the direct sound); the person's clip (a random
+file of --speech, through another impulse response) starting at 4 s, scaled to each --ser (dB of the
+person against the echo over the clip's voiced frames); a noise floor at -70 dBFS. Written per
+scene: `ref.wav` (what was played), `mic_<ser>.wav` for each ratio, `clean.wav` (the person alone,
+as without playback), `echo.wav` (the playback alone); `scenes.tsv` lists them (scene, person's
+file, its start and end in s, playback file, delay ms).
 
 usage: tools/eval/echo_scenes.py --speech DIR --playback DIR [--playback DIR ...] --rir DIR
                                  --out DIR [--scenes N] [--seed S] [--ser 0,-5,-10]

@@ -45,10 +45,11 @@ def playback(args, rng):
 
 
 def wakes(earshot, keyword, mic, reference=None):
-    cmd = [earshot, "run", "--stages", "vad,kws"] + (["--reference", reference] if reference else [])
+    cmd = [earshot, "run", "--stages", "vad,kws"]
+    cmd += ["--reference", reference] if reference else []
     out = subprocess.run(cmd + [mic], check=True, capture_output=True, text=True).stdout
-    return sum(1 for line in out.splitlines()
-               if json.loads(line).get("event") == "wake" and json.loads(line)["keyword"] == keyword)
+    events = [json.loads(line) for line in out.splitlines()]
+    return sum(1 for e in events if e.get("event") == "wake" and e["keyword"] == keyword)
 
 
 def main():
@@ -78,7 +79,8 @@ def main():
     hours = args.minutes / 60
     without = wakes(args.earshot, args.keyword, mic)
     with_ref = wakes(args.earshot, args.keyword, mic, ref)
-    print(f"{args.minutes:g} min of playback, {said} wake words in it, delay {delay * 1000 // SR} ms")
+    print(f"{args.minutes:g} min of playback, {said} wake words in it, "
+          f"delay {delay * 1000 // SR} ms")
     print(f"wakes without the reference: {without} ({without / hours:.1f}/h); "
           f"with it: {with_ref} ({with_ref / hours:.1f}/h)")
 
