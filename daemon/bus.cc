@@ -209,13 +209,15 @@ int AppendStage(sd_bus_message* reply, const std::string& name,
 
 // The echo canceller's part: whether the reference sounds now, and what it has done.
 int AppendPlayback(sd_bus_message* reply, const DaemonStats& s) {
-  const PlaybackStats& p = s.playback;
+  const echo::EchoStats& p = s.playback.echo;
   int r = AppendEntry<const char*>(reply, "reference", "s", s.reference.c_str());
   if (r >= 0) r = AppendEntry<int>(reply, "playback", "b", p.active ? 1 : 0);
   if (r >= 0) r = AppendEntry<int>(reply, "echo_delay_ms", "i", p.delay_ms);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "echo_frames", "x", p.active_frames);
   if (r >= 0) r = AppendEntry<int64_t>(reply, "reference_gaps", "x", p.reference_gaps);
-  if (r >= 0) r = AppendEntry<uint64_t>(reply, "reference_dropped", "t", p.reference_dropped);
+  if (r >= 0) {
+    r = AppendEntry<uint64_t>(reply, "reference_dropped", "t", s.playback.reference_dropped);
+  }
   if (r >= 0) r = AppendEntry<int64_t>(reply, "self_wakes", "x", s.pipeline.self_wakes);
   return r;
 }

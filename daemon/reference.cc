@@ -11,14 +11,13 @@
 #include <cstring>
 #include <vector>
 
-#include "audio/converter.h"
 #include "daemon/input.h"
 #include "daemon/log.h"
 
 namespace earshot::daemon {
 namespace {
 
-constexpr size_t kChunkFrames = 1024;  // read from the FIFO at a time, per channel
+constexpr size_t kChunkBytes = 16384;  // read from the FIFO at a time
 constexpr int kPollMs = 100;           // the reader sees a stop this often
 
 std::optional<int> Number(std::string_view text) {
@@ -47,15 +46,10 @@ Result<ReferenceSpec> ParseReferenceSpec(std::string_view spec) {
   }
   ReferenceSpec out;
   out.path = std::string(rest);
-  if (!numbers.empty()) out.rate = numbers[0];
-  if (numbers.size() > 1) out.channels = numbers[1];
+  if (!numbers.empty()) out.format.rate = numbers[0];
+  if (numbers.size() > 1) out.format.channels = numbers[1];
   if (out.path.empty()) return Error{named + ": no PATH"};
-  if (out.rate < 8000 || out.rate > 192000) {
-    return Error{named + ": rate " + std::to_string(out.rate) + " Hz: expected 8000 to 192000"};
-  }
-  if (out.channels < 1 || out.channels > 8) {
-    return Error{named + ": " + std::to_string(out.channels) + " channels: expected 1 to 8"};
-  }
+  if (Status s = out.format.Check(); !s.ok()) return Error{named + ": " + s.error().message};
   return out;
 }
 
@@ -74,21 +68,28 @@ Result<std::unique_ptr<PipeReference>> PipeReference::Open(const ReferenceSpec& 
   // Read and write: opening never waits for a player, and a player that closes is no end.
   const int fd = open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return Error{"--reference '" + path + "': " + std::strerror(errno)};
-  auto reference = std::unique_ptr<PipeReference>(new PipeReference(
-      fd, spec, config.String("audio.resampler_quality"), backlog_frames + kLeadFrames));
+  auto pcm = audio::PcmStream::Create(spec.format, config.String("audio.resampler_quality"));
+  if (!pcm.ok()) {
+    close(fd);
+    return Error{"--reference '" + path + "': " + pcm.error().message};
+  }
+  auto reference = std::unique_ptr<PipeReference>(
+      new PipeReference(fd, spec, std::move(pcm).value(), backlog_frames + kLeadFrames));
   reference->reader_ = std::thread(&PipeReference::Read, reference.get());
   return reference;
 }
 
-PipeReference::PipeReference(int fd, const ReferenceSpec& spec, std::string quality,
-                             size_t capacity)
+PipeReference::PipeReference(int fd, const ReferenceSpec& spec,
+                             std::unique_ptr<audio::PcmStream> pcm, size_t capacity)
     : fd_(fd),
       spec_(spec),
-      quality_(std::move(quality)),
-      description_("pipe:" + spec.path + " (" + std::to_string(spec.rate) + " Hz, " +
-                   std::to_string(spec.channels) + " channel" + (spec.channels > 1 ? "s" : "") +
-                   ", 16-bit)"),
-      capacity_(capacity) {}
+      pcm_(std::move(pcm)),
+      description_("pipe:" + spec.path + " (" + std::to_string(spec.format.rate) + " Hz, " +
+                   std::to_string(spec.format.channels) + " channel" +
+                   (spec.format.channels > 1 ? "s" : "") + ", 16-bit)"),
+      capacity_(capacity) {
+  read_frames_.reserve(128);  // a read's frames: 16 KiB of 8 kHz mono is 103
+}
 
 PipeReference::~PipeReference() {
   {
@@ -117,39 +118,23 @@ uint64_t PipeReference::dropped() const {
   return dropped_;
 }
 
-void PipeReference::Keep(const int16_t* samples, size_t count, uint64_t now_usec) {
-  // A player that fell behind (or starts): this stretch's frames were played up to now.
-  const uint64_t whole = (partial_size_ + count) / audio::kFrameSamples;
+void PipeReference::Keep(std::span<const audio::Frame> frames, uint64_t now_usec) {
+  // A player that fell behind (or starts): this read's frames were played up to now.
   constexpr uint64_t kFrameUsec = audio::kFrameMs * 1000;
-  if (next_usec_ + kAnchorUsec < now_usec) next_usec_ = now_usec - whole * kFrameUsec;
-  while (count > 0) {
-    const size_t take = std::min(count, audio::kFrameSamples - partial_size_);
-    std::copy_n(samples, take, partial_.begin() + static_cast<std::ptrdiff_t>(partial_size_));
-    partial_size_ += take;
-    samples += take;
-    count -= take;
-    if (partial_size_ < audio::kFrameSamples) return;
-    partial_size_ = 0;
-    std::lock_guard lock(mutex_);
+  if (next_usec_ + kAnchorUsec < now_usec) next_usec_ = now_usec - frames.size() * kFrameUsec;
+  std::lock_guard lock(mutex_);
+  for (const audio::Frame& frame : frames) {
     if (ring_.size() == capacity_) {
       ring_.pop_front();
       ++dropped_;
     }
-    ring_.push_back({partial_, next_usec_});
+    ring_.push_back({frame, next_usec_});
     next_usec_ += kFrameUsec;
   }
 }
 
 void PipeReference::Read() {
-  auto converter = audio::Converter::Create(spec_.rate, spec_.channels, quality_, kChunkFrames);
-  if (!converter.ok()) {
-    Log(LOG_ERR, "reference: %s", converter.error().message.c_str());
-    return;
-  }
-  const size_t frame_bytes = 2 * static_cast<size_t>(spec_.channels);
-  std::vector<unsigned char> bytes(kChunkFrames * frame_bytes);
-  std::vector<float> interleaved(kChunkFrames * static_cast<size_t>(spec_.channels));
-  size_t held = 0;  // bytes of a sample frame not yet whole
+  std::vector<uint8_t> bytes(kChunkBytes);
   bool failed = false;
   for (;;) {
     {
@@ -158,7 +143,7 @@ void PipeReference::Read() {
     }
     pollfd p{fd_, POLLIN, 0};
     if (poll(&p, 1, kPollMs) <= 0) continue;
-    const ssize_t got = read(fd_, bytes.data() + held, bytes.size() - held);
+    const ssize_t got = read(fd_, bytes.data(), bytes.size());
     if (got <= 0) {
       if (got < 0 && errno != EAGAIN && errno != EINTR && !failed) {
         Log(LOG_ERR, "reference %s: read: %s", spec_.path.c_str(), std::strerror(errno));
@@ -166,20 +151,10 @@ void PipeReference::Read() {
       }
       continue;
     }
-    const size_t total = held + static_cast<size_t>(got);
-    const size_t frames = total / frame_bytes;
-    const size_t values = frames * static_cast<size_t>(spec_.channels);
-    for (size_t i = 0; i < values; ++i) {
-      const auto v = static_cast<int16_t>(bytes[2 * i] | (bytes[2 * i + 1] << 8));  // little-endian
-      interleaved[i] = static_cast<float>(v) / 32768.0f;
-    }
-    if (values > 0) {
-      Result<std::span<const int16_t>> out =
-          (*converter)->Process(std::span<const float>(interleaved.data(), values));
-      if (out.ok()) Keep(out->data(), out->size(), MonotonicUsec());
-    }
-    held = total - frames * frame_bytes;
-    std::memmove(bytes.data(), bytes.data() + frames * frame_bytes, held);
+    read_frames_.clear();
+    (void)pcm_->Push(std::span<const uint8_t>(bytes.data(), static_cast<size_t>(got)),
+                     [this](const audio::Frame& f) { read_frames_.push_back(f); });
+    Keep(read_frames_, MonotonicUsec());
   }
 }
 

@@ -13,7 +13,6 @@
 // worker does not empty keeps only its newest frames.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -22,8 +21,10 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include "audio/format.h"
+#include "audio/pcm_stream.h"
 #include "base/result.h"
 #include "config/config.h"
 
@@ -31,11 +32,10 @@ namespace earshot::daemon {
 
 struct ReferenceSpec {
   std::string path;
-  int rate = audio::kSampleRate;
-  int channels = 1;
+  audio::PcmFormat format{audio::kSampleRate, 2, 1};  // 16-bit; RATE and CHANNELS
 };
 
-// pipe:PATH, pipe:PATH:RATE or pipe:PATH:RATE:CHANNELS (rate 8000-192000 Hz, 1-8 channels);
+// pipe:PATH, pipe:PATH:RATE or pipe:PATH:RATE:CHANNELS (PcmFormat's rates and channels);
 // anything else is an error naming it.
 Result<ReferenceSpec> ParseReferenceSpec(std::string_view spec);
 
@@ -69,14 +69,15 @@ class PipeReference {
     audio::Frame frame;
     uint64_t played_usec;
   };
-  PipeReference(int fd, const ReferenceSpec& spec, std::string quality, size_t capacity);
+  PipeReference(int fd, const ReferenceSpec& spec, std::unique_ptr<audio::PcmStream> pcm,
+                size_t capacity);
   void Read();
-  // Appends converted samples, `now_usec` their arrival.
-  void Keep(const int16_t* samples, size_t count, uint64_t now_usec);
+  // Appends the frames of one read, `now_usec` their arrival.
+  void Keep(std::span<const audio::Frame> frames, uint64_t now_usec);
 
   int fd_;
   ReferenceSpec spec_;
-  std::string quality_;
+  std::unique_ptr<audio::PcmStream> pcm_;  // reader thread only
   std::string description_;
   mutable std::mutex mutex_;
   size_t capacity_;
@@ -84,10 +85,9 @@ class PipeReference {
   uint64_t dropped_ = 0;
   bool stop_ = false;
   std::thread reader_;
-  // Reader thread only: converted samples short of a whole frame.
-  audio::Frame partial_{};
-  size_t partial_size_ = 0;
-  uint64_t next_usec_ = 0;  // the play time of the next whole frame
+  // Reader thread only: the frames of the read in hand, the play time of the next one.
+  std::vector<audio::Frame> read_frames_;
+  uint64_t next_usec_ = 0;
 };
 
 }  // namespace earshot::daemon

@@ -24,7 +24,6 @@ void PipelineWorker::SetReference(std::unique_ptr<PipeReference> reference,
                                   std::unique_ptr<echo::EchoCanceller> canceller) {
   reference_ = std::move(reference);
   canceller_ = std::move(canceller);
-  playback_.configured = true;
 }
 
 void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
@@ -37,7 +36,7 @@ void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
     canceller_->Process(audio::Frame{}, samples);
     pipeline_->PushReference(audio::Frame{});  // the spotter's frames stay in step
   } else {
-    canceller_->ProcessWithoutReference(samples);
+    canceller_->ProcessWithoutReference();
   }
   const echo::EchoStats& e = canceller_->stats();
   if (e.active != was_active) {
@@ -50,11 +49,7 @@ void PipelineWorker::CancelEcho(audio::Frame& samples, uint64_t captured_usec) {
   }
   pipeline_->SetPlayback(e.active, e.delay_ms / audio::kFrameMs);
   std::lock_guard lock(mutex_);
-  playback_.active = e.active;
-  playback_.delay_ms = e.delay_ms;
-  playback_.active_frames = e.active_frames;
-  playback_.reference_gaps = e.reference_gaps;
-  playback_.reference_dropped = reference_->dropped();
+  playback_ = {e, reference_->dropped()};
 }
 
 PlaybackStats PipelineWorker::playback() const {

@@ -20,11 +20,7 @@ namespace earshot::daemon {
 
 // The echo canceller's state, for GetStats.
 struct PlaybackStats {
-  bool configured = false;      // a --reference is set
-  bool active = false;          // the reference sounds: its echo is being cancelled
-  int delay_ms = 0;             // the loudspeaker-to-microphone delay in use
-  int64_t active_frames = 0;    // microphone frames cancelled
-  int64_t reference_gaps = 0;   // times the reference stopped while it sounded
+  echo::EchoStats echo;
   uint64_t reference_dropped = 0;  // reference frames let go, not taken in time
 };
 

@@ -92,8 +92,7 @@ void EchoCanceller::Process(const audio::Frame& reference, audio::Frame& microph
   ++stats_.active_frames;
 }
 
-void EchoCanceller::ProcessWithoutReference(audio::Frame& microphone) {
-  (void)microphone;  // unchanged
+void EchoCanceller::ProcessWithoutReference() {
   ++stats_.frames;
   if (stats_.active) ++stats_.reference_gaps;
   stats_.active = false;

@@ -46,7 +46,7 @@ class EchoCanceller {
   void Process(const audio::Frame& reference, audio::Frame& microphone);
   // The next frame had no reference (a player that stalled or ended): the microphone passes
   // unchanged, and the reference's history is let go.
-  void ProcessWithoutReference(audio::Frame& microphone);
+  void ProcessWithoutReference();
   const EchoStats& stats() const { return stats_; }
 
  private:

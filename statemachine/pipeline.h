@@ -227,7 +227,6 @@ class Pipeline {
   bool playback_ = false;  // SetPlayback
   int echo_delay_frames_ = 0;
   std::unique_ptr<ReferenceSpotter> reference_spotter_;  // made by the first PushReference
-  std::vector<int32_t> reference_thresholds_q15_;
   std::atomic<uint64_t> next_request_id_{0};  // the last id handed out
   int64_t decided_end_ = 0;    // the last decided frame + 1
   int64_t kws_next_ = -1;      // the next frame the keyword session expects (-1: none)

@@ -128,11 +128,7 @@ void Pipeline::PushReference(const audio::Frame& played) {
     reference_spotter_ = std::make_unique<ReferenceSpotter>(std::move(front_end).value(),
                                                             models_.kws, settings_.kws);
   }
-  reference_thresholds_q15_.resize(detectors_.size());
-  for (size_t i = 0; i < detectors_.size(); ++i) {
-    reference_thresholds_q15_[i] = detectors_[i].threshold_q15();
-  }
-  reference_spotter_->Push(ring_.end(), played, reference_thresholds_q15_);
+  reference_spotter_->Push(ring_.end(), played, detectors_);
 }
 
 // Keyword i's detector found `wake`: a wake, once its second stage (if it has one) confirms it.

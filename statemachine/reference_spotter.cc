@@ -22,14 +22,14 @@ void ReferenceSpotter::Restart() {
 }
 
 void ReferenceSpotter::Push(int64_t frame, const audio::Frame& played,
-                            std::span<const int32_t> mic_thresholds_q15) {
+                            std::span<const kws::WakeDetector> mic_detectors) {
   if (frame != next_frame_) Restart();
   next_frame_ = frame + 1;
   front_end_->Process(played);
   session_.Process(front_end_->logmel_db_q8());
   const std::span<const uint16_t> scores = session_.scores();
-  for (size_t k = 0; k < over_.size() && k < mic_thresholds_q15.size(); ++k) {
-    const bool over = scores[k] * 100 >= mic_thresholds_q15[k] * kThresholdPercent;
+  for (size_t k = 0; k < over_.size() && k < mic_detectors.size(); ++k) {
+    const bool over = scores[k] * 100 >= mic_detectors[k].threshold_q15() * kThresholdPercent;
     over_[k][static_cast<size_t>(frame % kHistory)] = over ? frame : -1;
   }
 }

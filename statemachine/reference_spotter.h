@@ -13,6 +13,7 @@
 
 #include "audio/format.h"
 #include "features/front_end.h"
+#include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
 
 namespace earshot::statemachine {
@@ -30,10 +31,11 @@ class ReferenceSpotter {
                    std::shared_ptr<const kws::KeywordSet> keywords, const kws::KwsConfig& config);
 
   // The reference frame played with stream frame `frame` (frames ascend; after a gap the spotter
-  // starts afresh); `mic_thresholds_q15`: each keyword's detector's on the microphone, of which
+  // starts afresh); `mic_detectors`: each keyword's on the microphone, of whose threshold
   // the playback's copy needs kThresholdPercent (the loudspeaker and the room change a word: its
   // clean copy can score lower than its echo; music's clean copy reaches half).
-  void Push(int64_t frame, const audio::Frame& played, std::span<const int32_t> mic_thresholds_q15);
+  void Push(int64_t frame, const audio::Frame& played,
+            std::span<const kws::WakeDetector> mic_detectors);
   // Whether the playback said keyword `k` where a wake ending at stream frame `frame` came from.
   bool Said(size_t k, int64_t frame, int delay_frames) const;
 

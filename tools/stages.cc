@@ -63,7 +63,7 @@ Status Playback::Cancel(audio::Frame& frame) {
   }
   if (ended) played = audio::Frame{};
   if (ended) {
-    canceller->ProcessWithoutReference(frame);
+    canceller->ProcessWithoutReference();
   } else {
     canceller->Process(played, frame);
   }

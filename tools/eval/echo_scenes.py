@@ -19,31 +19,23 @@ import argparse
 import functools
 import glob
 import os
-import subprocess
 import sys
-import wave
 
 import numpy as np
 
-SR = 16000
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "train"))
+from audio_io import SR, read_audio, write_wav  # noqa: E402
 SECONDS = 8.0
 PERSON_AT = 4.0
 
 
 def read(path):
-    """`path` as 16 kHz mono float in [-1, 1) through sox (any format it reads)."""
-    raw = subprocess.run(["sox", path, "-t", "raw", "-e", "signed", "-b", "16", "-c", "1", "-r",
-                          str(SR), "-"], check=True, capture_output=True).stdout
-    return np.frombuffer(raw, np.int16).astype(np.float64) / 32768.0
+    """`path` as 16 kHz mono float in [-1, 1) (audio_io's sox reader)."""
+    return read_audio(path).astype(np.float64) / 32768.0
 
 
 def write(path, x):
-    y = np.clip(np.round(x * 32768.0), -32768, 32767).astype("<i2")
-    with wave.open(path, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(SR)
-        w.writeframes(y.tobytes())
+    write_wav(path, x * 32768.0)
 
 
 def audio_files(folder):
