@@ -153,7 +153,7 @@ void AlsaSource::ToFloat(size_t samples) {
 
 Result<bool> AlsaSource::ReadPeriod() {
   snd_pcm_sframes_t got = snd_pcm_readi(pcm_, raw_.data(), period_frames_);
-  if (got == -EAGAIN) return false;
+  if (got == -EAGAIN || got == 0) return false;  // 0: a plugin with nothing now
   if (got < 0) {
     Status recovered = Recover(static_cast<int>(got));
     if (!recovered.ok()) return recovered.error();

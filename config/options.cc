@@ -65,6 +65,10 @@ constexpr std::array kOptions = {
     OptionSpec{"kws.refractory_ms", T::kIntList, "", 0, 10000, "", "ms",
                "Each keyword's time after a wake in which it gives no other (default 1000)",
                "kws.models"},
+    OptionSpec{"kws.playback_sensitivity_shift", T::kFloat, "0.0", -0.5, 0.5, "", "",
+               "Added to every keyword's sensitivity while the device's own playback is being "
+               "cancelled (daemon.reference, earshot run --reference): above 0 hears more "
+               "wake words over music at more false wakes, below 0 fewer of both"},
     OptionSpec{"kws.max_hold_ms", T::kInt, "500", 10, 2000, "", "ms",
                "A wake word is reported when its score falls back under the threshold (the "
                "keyword's end), or this long after it crossed it"},
@@ -186,6 +190,11 @@ constexpr std::array kOptions = {
         "daemon.input", T::kString, "alsa:default", 0, 0, "", "",
         "earshotd's audio: alsa:DEVICE (an ALSA capture PCM) or wav:PATH (a recording played "
         "through the same path); --input overrides it"},
+    OptionSpec{"daemon.reference", T::kString, "", 0, 0, "", "",
+               "What the device plays, whose echo is cancelled from the microphone: "
+               "pipe:PATH[:RATE[:CHANNELS]] (a FIFO a player writes raw 16-bit PCM into) or "
+               "alsa:DEVICE (a capture PCM that carries the playback); empty: none; --reference "
+               "overrides it"},
     OptionSpec{"daemon.realtime", T::kBool, "true", 0, 0, "", "",
                "wav: input is played at the pace of real time (false: as fast as the pipeline "
                "takes it)"},

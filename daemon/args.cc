@@ -11,7 +11,8 @@ namespace earshot::daemon {
 
 const char* const kUsage =
     "usage: earshotd [--config F] [--set KEY=VALUE]... [--input alsa:DEVICE|wav:PATH]\n"
-    "                [--reference pipe:PATH[:RATE[:CHANNELS]]] [--bus system|session|none]\n"
+    "                [--reference pipe:PATH[:RATE[:CHANNELS]]|alsa:DEVICE]\n"
+    "                [--bus system|session|none]\n"
     "                [--events FILE|-] [--sysfs-root DIR] [--print-config]\n"
     "\n"
     "The earshot service: listens to a microphone (ALSA) or plays a recording through the cascade\n"
@@ -29,8 +30,11 @@ const char* const kUsage =
     "  --reference SPEC    what the device plays, to hear people over it: pipe:PATH is a FIFO\n"
     "                      (created if missing) into which the player writes raw 16-bit\n"
     "                      little-endian PCM, by default 16000 Hz mono (pipe:PATH:48000:2 for\n"
-    "                      48 kHz stereo); its echo is cancelled from the microphone while it\n"
-    "                      sounds, and when it stops the microphone passes unchanged\n"
+    "                      48 kHz stereo); alsa:DEVICE is a capture PCM that carries the\n"
+    "                      playback (an ALSA loopback, or a PipeWire/PulseAudio monitor);\n"
+    "                      its echo is cancelled from the microphone while it sounds, and\n"
+    "                      when it stops the microphone passes unchanged; default:\n"
+    "                      daemon.reference\n"
     "  --bus B             system (default), session, or none\n"
     "  --events FILE|-     also write the events as JSON lines to FILE or stdout\n"
     "  --sysfs-root DIR    where the governor reads power_supply and thermal\n"

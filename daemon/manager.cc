@@ -112,6 +112,9 @@ Result<config::Config> EffectiveConfig(const DaemonOptions& options) {
   if (!options.input.empty()) {
     if (Status set = cfg->Set("daemon.input", options.input); !set.ok()) return set.error();
   }
+  if (!options.reference.empty()) {
+    if (Status set = cfg->Set("daemon.reference", options.reference); !set.ok()) return set.error();
+  }
   if (!options.sysfs_root.empty()) {
     if (!std::filesystem::is_directory(options.sysfs_root)) {
       return Error{"--sysfs-root " + options.sysfs_root + ": not a directory"};
@@ -128,6 +131,7 @@ Status Manager::Init() {
   if (!cfg.ok()) return cfg.error();
   config_ = std::move(cfg).value();
   options_.input = config_.String("daemon.input");
+  options_.reference = config_.String("daemon.reference");
   Status s = OpenEventsOutput();
   if (s.ok()) s = SetUpEvents();  // blocks the signals before any thread starts
   if (!s.ok()) return s;
@@ -384,8 +388,8 @@ Status Manager::StartReference() {
   if (options_.reference.empty()) return OkStatus();
   Result<ReferenceSpec> spec = ParseReferenceSpec(options_.reference);
   if (!spec.ok()) return spec.error();
-  Result<std::unique_ptr<PipeReference>> reference =
-      PipeReference::Open(*spec, config_, static_cast<size_t>(queue_->stats().capacity));
+  Result<std::unique_ptr<Reference>> reference =
+      Reference::Open(*spec, config_, static_cast<size_t>(queue_->stats().capacity));
   if (!reference.ok()) return reference.error();
   auto canceller = echo::EchoCanceller::Create(echo::EchoCancellerConfig{});
   if (!canceller.ok()) return canceller.error();

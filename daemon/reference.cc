@@ -1,24 +1,15 @@
 #include "daemon/reference.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 #include <vector>
 
 #include "daemon/input.h"
-#include "daemon/log.h"
 
 namespace earshot::daemon {
 namespace {
 
-constexpr size_t kChunkBytes = 16384;  // read from the FIFO at a time
-constexpr int kPollMs = 100;           // the reader sees a stop this often
+constexpr std::string_view kExpected = "expected pipe:PATH[:RATE[:CHANNELS]] or alsa:DEVICE";
 
 std::optional<int> Number(std::string_view text) {
   int value = 0;
@@ -27,14 +18,7 @@ std::optional<int> Number(std::string_view text) {
   return value;
 }
 
-}  // namespace
-
-Result<ReferenceSpec> ParseReferenceSpec(std::string_view spec) {
-  const std::string named = "--reference " + std::string(spec);
-  if (!spec.starts_with("pipe:") || spec.size() == 5) {
-    return Error{named + ": expected pipe:PATH[:RATE[:CHANNELS]]"};
-  }
-  std::string_view rest = spec.substr(5);
+Result<ReferenceSpec> ParsePipeSpec(std::string_view rest, const std::string& named) {
   std::vector<int> numbers;  // from the right: CHANNELS then RATE, or RATE
   for (int k = 0; k < 2; ++k) {
     const size_t colon = rest.rfind(':');
@@ -53,54 +37,49 @@ Result<ReferenceSpec> ParseReferenceSpec(std::string_view spec) {
   return out;
 }
 
-Result<std::unique_ptr<PipeReference>> PipeReference::Open(const ReferenceSpec& spec,
-                                                           const config::Config& config,
-                                                           size_t backlog_frames) {
-  const std::string& path = spec.path;
-  struct stat st {};
-  if (stat(path.c_str(), &st) != 0) {
-    if (errno != ENOENT || mkfifo(path.c_str(), 0660) != 0) {
-      return Error{"--reference '" + path + "': cannot create the FIFO: " + std::strerror(errno)};
-    }
-  } else if (!S_ISFIFO(st.st_mode)) {
-    return Error{"--reference '" + path + "': not a FIFO (mkfifo it, or name a new path)"};
+}  // namespace
+
+Result<ReferenceSpec> ParseReferenceSpec(std::string_view spec) {
+  const std::string named = "--reference " + std::string(spec);
+  if (spec.starts_with("pipe:") && spec.size() > 5) return ParsePipeSpec(spec.substr(5), named);
+  if (spec.starts_with("alsa:") && spec.size() > 5) {
+    ReferenceSpec out;
+    out.kind = ReferenceSpec::Kind::kAlsa;
+    out.path = std::string(spec.substr(5));
+    return out;
   }
-  // Read and write: opening never waits for a player, and a player that closes is no end.
-  const int fd = open(path.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return Error{"--reference '" + path + "': " + std::strerror(errno)};
-  auto pcm = audio::PcmStream::Create(spec.format, config.String("audio.resampler_quality"));
-  if (!pcm.ok()) {
-    close(fd);
-    return Error{"--reference '" + path + "': " + pcm.error().message};
-  }
-  auto reference = std::unique_ptr<PipeReference>(
-      new PipeReference(fd, spec, std::move(pcm).value(), backlog_frames + kLeadFrames));
-  reference->reader_ = std::thread(&PipeReference::Read, reference.get());
+  return Error{named + ": " + std::string(kExpected)};
+}
+
+Result<std::unique_ptr<Reference>> Reference::Open(const ReferenceSpec& spec,
+                                                   const config::Config& config,
+                                                   size_t backlog_frames) {
+  Result<std::unique_ptr<ReferenceSource>> source = spec.kind == ReferenceSpec::Kind::kAlsa
+                                                        ? OpenAlsaSource(spec, config)
+                                                        : OpenPipeSource(spec, config);
+  if (!source.ok()) return source.error();
+  std::string description = (*source)->description();
+  auto reference = std::unique_ptr<Reference>(new Reference(
+      std::move(source).value(), std::move(description), backlog_frames + kLeadFrames));
+  reference->reader_ = std::thread(&Reference::Read, reference.get());
   return reference;
 }
 
-PipeReference::PipeReference(int fd, const ReferenceSpec& spec,
-                             std::unique_ptr<audio::PcmStream> pcm, size_t capacity)
-    : fd_(fd),
-      spec_(spec),
-      pcm_(std::move(pcm)),
-      description_("pipe:" + spec.path + " (" + std::to_string(spec.format.rate) + " Hz, " +
-                   std::to_string(spec.format.channels) + " channel" +
-                   (spec.format.channels > 1 ? "s" : "") + ", 16-bit)"),
-      capacity_(capacity) {
+Reference::Reference(std::unique_ptr<ReferenceSource> source, std::string description,
+                     size_t capacity)
+    : source_(std::move(source)), description_(std::move(description)), capacity_(capacity) {
   read_frames_.reserve(128);  // a read's frames: 16 KiB of 8 kHz mono is 103
 }
 
-PipeReference::~PipeReference() {
+Reference::~Reference() {
   {
     std::lock_guard lock(mutex_);
     stop_ = true;
   }
-  if (reader_.joinable()) reader_.join();  // it polls every kPollMs
-  close(fd_);
+  if (reader_.joinable()) reader_.join();  // a read waits at most kPollMs
 }
 
-std::optional<audio::Frame> PipeReference::Pop(uint64_t captured_usec) {
+std::optional<audio::Frame> Reference::Pop(uint64_t captured_usec) {
   const uint64_t slot = captured_usec - std::min(captured_usec, kLagUsec);
   std::lock_guard lock(mutex_);
   while (!ring_.empty() && ring_.front().played_usec + kHalfFrameUsec < slot) {
@@ -113,13 +92,13 @@ std::optional<audio::Frame> PipeReference::Pop(uint64_t captured_usec) {
   return frame;
 }
 
-uint64_t PipeReference::dropped() const {
+uint64_t Reference::dropped() const {
   std::lock_guard lock(mutex_);
   return dropped_;
 }
 
-void PipeReference::Keep(std::span<const audio::Frame> frames, uint64_t now_usec) {
-  // A player that fell behind (or starts): this read's frames were played up to now.
+void Reference::Keep(std::span<const audio::Frame> frames, uint64_t now_usec) {
+  // A source that fell behind (or starts): this read's frames were played up to now.
   constexpr uint64_t kFrameUsec = audio::kFrameMs * 1000;
   if (next_usec_ + kAnchorUsec < now_usec) next_usec_ = now_usec - frames.size() * kFrameUsec;
   std::lock_guard lock(mutex_);
@@ -133,28 +112,15 @@ void PipeReference::Keep(std::span<const audio::Frame> frames, uint64_t now_usec
   }
 }
 
-void PipeReference::Read() {
-  std::vector<uint8_t> bytes(kChunkBytes);
-  bool failed = false;
+void Reference::Read() {
   for (;;) {
     {
       std::lock_guard lock(mutex_);
       if (stop_) return;
     }
-    pollfd p{fd_, POLLIN, 0};
-    if (poll(&p, 1, kPollMs) <= 0) continue;
-    const ssize_t got = read(fd_, bytes.data(), bytes.size());
-    if (got <= 0) {
-      if (got < 0 && errno != EAGAIN && errno != EINTR && !failed) {
-        Log(LOG_ERR, "reference %s: read: %s", spec_.path.c_str(), std::strerror(errno));
-        failed = true;  // said once; the microphone passes unchanged meanwhile
-      }
-      continue;
-    }
     read_frames_.clear();
-    (void)pcm_->Push(std::span<const uint8_t>(bytes.data(), static_cast<size_t>(got)),
-                     [this](const audio::Frame& f) { read_frames_.push_back(f); });
-    Keep(read_frames_, MonotonicUsec());
+    source_->ReadSome(read_frames_);
+    if (!read_frames_.empty()) Keep(read_frames_, MonotonicUsec());
   }
 }
 

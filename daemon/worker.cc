@@ -20,7 +20,7 @@ void PipelineWorker::Start(std::unique_ptr<statemachine::Pipeline> pipeline) {
   thread_ = std::thread([this] { Loop(); });
 }
 
-void PipelineWorker::SetReference(std::unique_ptr<PipeReference> reference,
+void PipelineWorker::SetReference(std::unique_ptr<Reference> reference,
                                   std::unique_ptr<echo::EchoCanceller> canceller) {
   reference_ = std::move(reference);
   canceller_ = std::move(canceller);

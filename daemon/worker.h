@@ -41,7 +41,7 @@ class PipelineWorker final : private EventSink {
   // Any thread, once started: an id for a request (Pipeline::NewRequestId).
   uint64_t NewRequestId() { return pipeline_->NewRequestId(); }
   // Before Start: cancel the echo of `reference` from every frame (earshotd --reference).
-  void SetReference(std::unique_ptr<PipeReference> reference,
+  void SetReference(std::unique_ptr<Reference> reference,
                     std::unique_ptr<echo::EchoCanceller> canceller);
   // Starts the thread on `pipeline` (created with sink() as its sink).
   void Start(std::unique_ptr<statemachine::Pipeline> pipeline);
@@ -78,7 +78,7 @@ class PipelineWorker final : private EventSink {
   statemachine::PipelineStats stats_;
   double event_time_ = 0;
   uint64_t last_captured_usec_ = 0;  // worker thread only
-  std::unique_ptr<PipeReference> reference_;
+  std::unique_ptr<Reference> reference_;
   std::unique_ptr<echo::EchoCanceller> canceller_;
   int missing_frames_ = 0;  // worker thread only: reference frames missing in a row
   PlaybackStats playback_;  // guarded by mutex_

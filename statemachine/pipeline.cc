@@ -67,6 +67,7 @@ Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
   settings.preroll_frames = static_cast<int>(config.Int("audio.preroll_ms") / audio::kFrameMs);
   settings.partial_interval_frames =
       static_cast<int>(config.Int("stt.partial_interval_ms") / audio::kFrameMs);
+  settings.playback_sensitivity_shift = config.Float("kws.playback_sensitivity_shift");
   return std::unique_ptr<Pipeline>(
       new Pipeline(std::move(front_end).value(), std::move(models), settings, sink));
 }

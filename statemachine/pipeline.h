@@ -131,10 +131,8 @@ class Pipeline {
   // Whether the frames pushed from now on have the device's own playback cancelled from them
   // (echo/echo_canceller.h), its echo `echo_delay_frames` behind what was played: the wakes heard
   // meanwhile say so.
-  void SetPlayback(bool playback, int echo_delay_frames = 0) {
-    playback_ = playback;
-    echo_delay_frames_ = echo_delay_frames;
-  }
+  // While it is, every keyword's sensitivity is shifted by kws.playback_sensitivity_shift.
+  void SetPlayback(bool playback, int echo_delay_frames = 0);
   // What the device played with the frame the next Push gives, while it plays: the keyword
   // spotter runs on it too, and a wake the playback said as well is the playback's: not reported,
   // counted (stats().self_wakes).
@@ -157,6 +155,7 @@ class Pipeline {
     EndpointConfig endpoint;
     int preroll_frames = 150;
     int partial_interval_frames = 50;  // 0: no partial transcripts
+    double playback_sensitivity_shift = 0.0;  // added to each sensitivity during playback
   };
   Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels models,
            const Settings& settings, EventSink* sink);
@@ -165,6 +164,7 @@ class Pipeline {
   void OnSpeechChange(int64_t k, bool speech);
   // The keyword stage (pipeline_keywords.cc).
   void MakeKeywordStage();
+  void SetThreshold(size_t k);
   void StartKeyword(int64_t k, bool with_preroll);
   void RunKeyword(int64_t k);
   void FlushWakes();

@@ -23,16 +23,14 @@ void Pipeline::MakeKeywordStage() {
     kws::KwsConfig config = settings_.kws;
     config.refractory_frames = keywords[k].refractory_frames;
     const std::optional<kws::KwsVerify>& verify = keywords[k].model->verify();
+    // The spotter of a keyword with a second stage finds candidates at its fixed threshold; the
+    // sensitivity is the check's (SetThreshold).
     if (verify && models_.verifier && models_.verifier->checks(k)) {
-      // The spotter finds candidates at its fixed threshold; the sensitivity is the check's.
       config.threshold_q15 = verify->candidate_threshold_q15;
-      verify_thresholds_[k] =
-          kws::ThresholdQ15(models_.sensitivities[k], verify->default_threshold_q15);
-    } else {
-      config.threshold_q15 =
-          kws::ThresholdQ15(models_.sensitivities[k], keywords[k].model->default_threshold_q15());
+      verify_thresholds_[k] = 0;
     }
     detectors_.emplace_back(config);
+    SetThreshold(k);
   }
   wakes_.reserve(keywords.size());
   // The window a candidate is checked on (KeyphraseVerifier::Confidence), so that no check
@@ -49,17 +47,30 @@ bool Pipeline::SetSensitivity(std::string_view name, double sensitivity) {
     if (!k) continue;
     found = true;
     models->sensitivities[*k] = sensitivity;
-    if (models != &models_) continue;
-    const kws::KwsModel& model = *models_.kws->keywords()[*k].model;
-    if (verify_thresholds_[*k] >= 0) {
-      verify_thresholds_[*k] =
-          kws::ThresholdQ15(sensitivity, model.verify()->default_threshold_q15);
-    } else {
-      detectors_[*k].set_threshold_q15(
-          kws::ThresholdQ15(sensitivity, model.default_threshold_q15()));
-    }
+    if (models == &models_) SetThreshold(*k);
   }
   return found;
+}
+
+void Pipeline::SetPlayback(bool playback, int echo_delay_frames) {
+  echo_delay_frames_ = echo_delay_frames;
+  if (playback == playback_) return;
+  playback_ = playback;
+  if (settings_.playback_sensitivity_shift == 0.0) return;
+  for (size_t k = 0; k < detectors_.size(); ++k) SetThreshold(k);
+}
+
+// Keyword k's threshold from its sensitivity, shifted while the playback is cancelled: the
+// second stage's where it has one, else the spotter's.
+void Pipeline::SetThreshold(size_t k) {
+  const double shift = playback_ ? settings_.playback_sensitivity_shift : 0.0;
+  const double sensitivity = std::clamp(models_.sensitivities[k] + shift, 0.0, 1.0);
+  const kws::KwsModel& model = *models_.kws->keywords()[k].model;
+  if (verify_thresholds_[k] >= 0) {
+    verify_thresholds_[k] = kws::ThresholdQ15(sensitivity, model.verify()->default_threshold_q15);
+  } else {
+    detectors_[k].set_threshold_q15(kws::ThresholdQ15(sensitivity, model.default_threshold_q15()));
+  }
 }
 
 void Pipeline::RunKeyword(int64_t k) {

@@ -1,6 +1,6 @@
 // The cascade with several keywords: each keyword heard gives its wake, the first starts the one
-// request; sensitivities change at once and follow the models swapped in; the governor's small
-// profiles load every keyword's small model.
+// request; sensitivities change at once, shift during playback and follow the models swapped in;
+// the governor's small profiles load every keyword's small model.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -116,6 +116,36 @@ TEST(Keywords, SetSensitivityTakesEffectAtOnce) {
   EXPECT_LT(sink.Wakes()[1]->t - start, 0.9);  // at the hold's end, from the speech's start
 }
 
+// kws.playback_sensitivity_shift: while the playback is cancelled, a keyword at 0 (never) hears
+// as at 0.5, and one at 0.5 as at 0 (never); after it, each as its own again.
+TEST(Keywords, PlaybackShiftsEverySensitivityWhileItLasts) {
+  for (const double shift : {0.5, -0.5}) {
+    SCOPED_TRACE(shift);
+    config::Config config = config::Config::Defaults();
+    ASSERT_TRUE(config.Set("kws.playback_sensitivity_shift", std::to_string(shift)).ok());
+    ASSERT_TRUE(config.Set("kws.sensitivities", shift > 0 ? "0.0" : "0.5").ok());
+    RecordingSink sink;
+    auto pipeline = MakePipeline(config, StageSet{true, false}, &sink);
+    ASSERT_NE(pipeline, nullptr);
+    pipeline->SetPlayback(true);
+    double start = pipeline->time();
+    PushSample(*pipeline);
+    ASSERT_EQ(sink.Wakes().size(), shift > 0 ? 1u : 0u);
+    if (shift > 0) {
+      EXPECT_NEAR(sink.Wakes()[0]->t - start, 1.05, 0.001);  // as at 0.5 without playback
+      EXPECT_TRUE(sink.Wakes()[0]->playback);
+    }
+    pipeline->SetPlayback(false);
+    start = pipeline->time();
+    PushSample(*pipeline);
+    ASSERT_EQ(sink.Wakes().size(), 1u);
+    if (shift < 0) {
+      EXPECT_NEAR(sink.Wakes()[0]->t - start, 1.05, 0.001);
+    }
+    EXPECT_EQ(pipeline->models().sensitivities, std::vector<double>{shift > 0 ? 0.0 : 0.5});
+  }
+}
+
 TEST(Keywords, SetSensitivityReachesTheModelsWaitingForIdle) {
   config::Config config = TwoKeywords("0.5,0.5");
   RecordingSink sink;
@@ -164,8 +194,10 @@ TEST(Keywords, SmallProfilesLoadEachKeywordsSmallModel) {
 TEST(Keywords, KeywordsFromTextAreCheckedByTheirSecondStage) {
   const std::string sample = kSource + "/tools/samples/three_keywords.flac";
   config::Config config = config::Config::Defaults();
-  ASSERT_TRUE(config.Set("kws.models", kSource + "/models/kws/snowboy.eshm," + kSource +
-                                           "/models/kws/view_glass.eshm").ok());
+  ASSERT_TRUE(config
+                  .Set("kws.models", kSource + "/models/kws/snowboy.eshm," + kSource +
+                                         "/models/kws/view_glass.eshm")
+                  .ok());
   ASSERT_TRUE(config.Set("kws.sensitivities", "0.1,0.1").ok());
   RecordingSink sink;
   auto pipeline = MakePipeline(config, StageSet{true, false}, &sink);
