@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "audio/alsa_source.h"
 #include "base/result.h"
 #include "config/config.h"
 #include "daemon/frame_queue.h"
@@ -31,7 +32,7 @@ struct InputHooks {
   std::function<void()> want_space;  // the queue is full: call Resume() once it has room
   // The input has no more audio (wav only); `failed`: it could not be read to its end.
   std::function<void(bool failed)> on_end;
-  std::function<void()> on_change;   // xruns() or capturing() changed
+  std::function<void()> on_change;  // xruns() or capturing() changed
 };
 
 class Input {
@@ -49,6 +50,17 @@ class Input {
 // `spec` is alsa:DEVICE or wav:PATH; anything else is an error naming it.
 Result<std::unique_ptr<Input>> MakeInput(std::string_view spec, const config::Config& config,
                                          sd_event* event, InputHooks hooks);
+
+// The config's ALSA capture settings (daemon.alsa_buffer_ms, daemon.alsa_period_ms,
+// audio.resampler_quality) for `device`, as the microphone and an alsa: reference open it.
+audio::AlsaOptions AlsaCaptureOptions(std::string device, const config::Config& config);
+// The waits before reopening a lost device: daemon.reopen_min_ms, then doubling up to
+// daemon.reopen_max_ms (at least the first), in microseconds.
+struct ReopenWaits {
+  uint64_t min_usec = 0;
+  uint64_t max_usec = 0;
+  static ReopenWaits FromConfig(const config::Config& config);
+};
 
 std::unique_ptr<Input> MakeAlsaInput(std::string device, const config::Config& config,
                                      sd_event* event, InputHooks hooks);

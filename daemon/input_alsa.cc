@@ -20,14 +20,12 @@ namespace {
 class AlsaInput final : public Input {
  public:
   AlsaInput(std::string device, const config::Config& config, sd_event* event, InputHooks hooks)
-      : event_(event), hooks_(std::move(hooks)) {
-    options_.device = std::move(device);
-    options_.buffer_ms = static_cast<int>(config.Int("daemon.alsa_buffer_ms"));
-    options_.period_ms = static_cast<int>(config.Int("daemon.alsa_period_ms"));
-    options_.resampler_quality = config.String("audio.resampler_quality");
-    reopen_min_usec_ = static_cast<uint64_t>(config.Int("daemon.reopen_min_ms")) * 1000;
-    reopen_max_usec_ = std::max(reopen_min_usec_,
-                                static_cast<uint64_t>(config.Int("daemon.reopen_max_ms")) * 1000);
+      : event_(event),
+        hooks_(std::move(hooks)),
+        options_(AlsaCaptureOptions(std::move(device), config)) {
+    const ReopenWaits waits = ReopenWaits::FromConfig(config);
+    reopen_min_usec_ = waits.min_usec;
+    reopen_max_usec_ = waits.max_usec;
   }
 
   Status Start() override {
@@ -82,7 +80,7 @@ class AlsaInput final : public Input {
   uint64_t reopen_min_usec_ = 0, reopen_max_usec_ = 0, reopen_wait_usec_ = 0;
   uint64_t xruns_before_ = 0;  // xruns of the sources closed so far
   uint64_t reopens_ = 0;
-  int storm_reads_ = 0;          // wake-ups in a row that recovered an overrun and read nothing
+  int storm_reads_ = 0;           // wake-ups in a row that recovered an overrun and read nothing
   uint64_t storm_wait_usec_ = 0;  // the wait before reopening after the last storm (0: none)
   bool paused_ = false;
 };
@@ -252,6 +250,23 @@ int AlsaInput::OnReopen(sd_event_source*, uint64_t, void* userdata) {
 }
 
 }  // namespace
+
+audio::AlsaOptions AlsaCaptureOptions(std::string device, const config::Config& config) {
+  audio::AlsaOptions options;
+  options.device = std::move(device);
+  options.buffer_ms = static_cast<int>(config.Int("daemon.alsa_buffer_ms"));
+  options.period_ms = static_cast<int>(config.Int("daemon.alsa_period_ms"));
+  options.resampler_quality = config.String("audio.resampler_quality");
+  return options;
+}
+
+ReopenWaits ReopenWaits::FromConfig(const config::Config& config) {
+  ReopenWaits waits;
+  waits.min_usec = static_cast<uint64_t>(config.Int("daemon.reopen_min_ms")) * 1000;
+  waits.max_usec =
+      std::max(waits.min_usec, static_cast<uint64_t>(config.Int("daemon.reopen_max_ms")) * 1000);
+  return waits;
+}
 
 std::unique_ptr<Input> MakeAlsaInput(std::string device, const config::Config& config,
                                      sd_event* event, InputHooks hooks) {

@@ -27,15 +27,9 @@ constexpr int kMaxFrames = 1 << 16;  // a read takes whatever the device holds
 class AlsaReference final : public ReferenceSource {
  public:
   AlsaReference(const ReferenceSpec& spec, const config::Config& config)
-      : epoll_fd_(epoll_create1(EPOLL_CLOEXEC)) {
-    options_.device = spec.path;
-    options_.buffer_ms = static_cast<int>(config.Int("daemon.alsa_buffer_ms"));
-    options_.period_ms = static_cast<int>(config.Int("daemon.alsa_period_ms"));
-    options_.resampler_quality = config.String("audio.resampler_quality");
-    reopen_min_usec_ = static_cast<uint64_t>(config.Int("daemon.reopen_min_ms")) * 1000;
-    reopen_max_usec_ = std::max(reopen_min_usec_,
-                                static_cast<uint64_t>(config.Int("daemon.reopen_max_ms")) * 1000);
-  }
+      : epoll_fd_(epoll_create1(EPOLL_CLOEXEC)),
+        options_(AlsaCaptureOptions(spec.path, config)),
+        waits_(ReopenWaits::FromConfig(config)) {}
   ~AlsaReference() override {
     if (epoll_fd_ >= 0) close(epoll_fd_);
   }
@@ -99,7 +93,7 @@ class AlsaReference final : public ReferenceSource {
     if (got.ok()) return *got;
     Log(LOG_WARNING, "reference %s; reopening", got.error().message.c_str());
     Detach();
-    wait_usec_ = reopen_min_usec_;
+    wait_usec_ = waits_.min_usec;
     retry_usec_ = MonotonicUsec() + wait_usec_;
     return 0;
   }
@@ -113,7 +107,7 @@ class AlsaReference final : public ReferenceSource {
     }
     auto source = audio::AlsaSource::Open(options_);
     if (!source.ok()) {
-      wait_usec_ = std::min(std::max(wait_usec_ * 2, reopen_min_usec_), reopen_max_usec_);
+      wait_usec_ = std::min(std::max(wait_usec_ * 2, waits_.min_usec), waits_.max_usec);
       retry_usec_ = now + wait_usec_;
       Log(LOG_INFO, "reference %s; next try in %llu ms", source.error().message.c_str(),
           static_cast<unsigned long long>(wait_usec_ / 1000));
@@ -130,7 +124,7 @@ class AlsaReference final : public ReferenceSource {
   bool paced_ = false;
   uint64_t paced_since_usec_ = 0;
   int64_t paced_frames_ = 0;
-  uint64_t reopen_min_usec_ = 0, reopen_max_usec_ = 0;
+  ReopenWaits waits_;
   uint64_t wait_usec_ = 0, retry_usec_ = 0;
 };
 

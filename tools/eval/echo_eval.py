@@ -12,7 +12,6 @@ echo_compare webrtc-aec, say).
 usage: tools/eval/echo_eval.py EARSHOT SCENES_DIR [--keyword computer] [--settle-s 2]
        [--canceller CMD] [-- EXTRA_RUN_ARGS...]   (a table; a JSON line per scene with --verbose)
 """
-import argparse
 import json
 import os
 import subprocess
@@ -21,6 +20,9 @@ import tempfile
 import wave
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from echo_scenes import parse_with_extra, read_scenes, scenes_parser  # noqa: E402
 
 
 def samples(path):
@@ -59,21 +61,12 @@ def erle(args, folder, tmp):
 
 
 def main():
-    argv = sys.argv[1:]
-    extra = argv[argv.index("--") + 1:] if "--" in argv else []
-    argv = argv[:argv.index("--")] if "--" in argv else argv
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("earshot")
-    parser.add_argument("scenes")
-    parser.add_argument("--keyword", default="computer")
+    parser = scenes_parser(__doc__)
     parser.add_argument("--settle-s", type=float, default=2.0)
     parser.add_argument("--canceller")
     parser.add_argument("--verbose", action="store_true")
-    args = parser.parse_args(argv)
-    with open(os.path.join(args.scenes, "scenes.tsv")) as f:
-        rows = [line.rstrip("\n").split("\t") for line in f][1:]
-    sers = sorted({name[4:-4] for name in os.listdir(os.path.join(args.scenes, rows[0][0]))
-                   if name.startswith("mic_")}, key=float, reverse=True)
+    args, extra = parse_with_extra(parser, sys.argv[1:])
+    rows, sers = read_scenes(args.scenes)
     counts = {"clean": 0, **{f"{s} {how}": 0 for s in sers for how in ("without", "with")}}
     gains = []
     with tempfile.TemporaryDirectory() as tmp:
