@@ -1,6 +1,6 @@
 // The speech-to-text cepstra per 10 ms frame: earshot's fixed-point front end set to the en-us
-// acoustic model's feat.params, noise suppression included (SphinxCepstra, stt.front_end =
-// earshot), beside pocketsphinx's own front end with the same parameters and its -remove_noise
+// acoustic model's feat.params, noise suppression included (SphinxCepstra, SttConfig::front_end
+// = "earshot"), beside pocketsphinx's own front end with the same parameters and its -remove_noise
 // (sphinxbase fe_process_frames, float, from the same feat.params), in the same run, on 10 s of
 // synthetic noise and tones.
 #include <benchmark/benchmark.h>

@@ -69,9 +69,6 @@ constexpr std::array kOptions = {
                "Added to every keyword's sensitivity while the device's own playback is being "
                "cancelled (daemon.reference, earshot run --reference): above 0 hears more "
                "wake words over music at more false wakes, below 0 fewer of both"},
-    OptionSpec{"kws.max_hold_ms", T::kInt, "500", 10, 2000, "", "ms",
-               "A wake word is reported when its score falls back under the threshold (the "
-               "keyword's end), or this long after it crossed it"},
     OptionSpec{"kws.gap_ms", T::kInt, "100", 0, 1000, "", "ms",
                "Dips under the threshold this short do not end the keyword (0: any dip ends it)"},
     OptionSpec{"kws.smooth_ms", T::kInt, "50", 10, 500, "", "ms",
@@ -79,9 +76,6 @@ constexpr std::array kOptions = {
     OptionSpec{
         "stt.profile", T::kString, "large", 0, 0, "large|small", "",
         "Speech-to-text search: large (full beams) or small (about 3x faster, less accurate)"},
-    OptionSpec{"stt.front_end", T::kString, "pocketsphinx", 0, 0, "pocketsphinx|earshot", "",
-               "Cepstra for the decoder: pocketsphinx's own front end, or earshot's fixed-point "
-               "one set to the acoustic model's feat.params"},
     OptionSpec{"stt.acoustic_model", T::kString, "", 0, 0, "", "",
                "pocketsphinx acoustic model directory (empty: Debian's en-us)"},
     OptionSpec{"stt.language_model", T::kString, "", 0, 0, "", "",
@@ -97,16 +91,6 @@ constexpr std::array kOptions = {
                "Command set files (docs/commands.md) or directories of *.commands files (e.g. "
                "/etc/earshot/commands.d): the decoder hears only their sentences, every set at "
                "once, and rejects what none of them says"},
-    OptionSpec{"stt.command_word_cost", T::kFloat, "7", 0.0, 50.0, "", "",
-               "Command sets: the cost of each word decoded, natural log: the out-of-grammar path "
-               "(a loop of any phones) pays it per phone, a command per word; lower rejects more"},
-    OptionSpec{"stt.command_garbage_ms", T::kInt, "500", 0, 10000, "", "ms",
-               "Command sets: the most voiced audio a command may have beside its words (a click, "
-               "a breath); more rejects the utterance (the decoder's silence takes speech no set "
-               "says)"},
-    OptionSpec{"stt.command_pause_ms", T::kInt, "1000", 100, 10000, "", "ms",
-               "Command sets: the longest pause between two words of a command; a longer one "
-               "rejects the utterance (the decoder's silence takes speech no set says)"},
     OptionSpec{"stt.command_open_transcript", T::kBool, "false", 0, 0, "", "",
                "Command sets: what no set says gets the open transcript (decoded again after the "
                "endpoint with the language model: more memory and latency for those requests) "
@@ -115,21 +99,6 @@ constexpr std::array kOptions = {
                "Command classifier joined to the command words (stt.words, or an stt.grammar "
                "whose one rule says one of them; empty: the bundled models/commands/commands.eshm when "
                "they are its ten words; none: off)"},
-    OptionSpec{"stt.command_bonus", T::kFloat, "3.0", 0.0, 1000.0, "", "",
-               "The command classifier's log-probability bonus for the decoder's word (0: the "
-               "classifier alone decides among the words; 1000: the decoder does)"},
-    OptionSpec{"stt.command_rescue", T::kFloat, "0.6", 0.5, 1.0, "", "",
-               "Command sets of the classifier's words: an utterance the decoder rejects, no "
-               "longer than the classifier's second, is that command when the classifier's most "
-               "probable class is a command word at this probability or more, or at half of it "
-               "when the command words decoded alone (no out-of-grammar path) are that word too "
-               "(1: never)"},
-    OptionSpec{"stt.command_apart", T::kFloat, "0.3", 0.0, 1.0, "", "",
-               "Command sets whose every word the command classifier knows, said with pauses of "
-               "100 ms or more between the words (digits one at a time): the words it hears in "
-               "the pieces between the pauses, each the sets' word it finds most probable, at "
-               "this probability or more among the sets' words, when a set says them (1: never; "
-               "the decoder's words otherwise)"},
     OptionSpec{"stt.partial_interval_ms", T::kInt, "500", 0, 10000, "", "ms",
                "A partial transcript (final: false) at most this often during a request when it "
                "changed (0: final transcripts only)"},

@@ -28,7 +28,7 @@
 #include <vector>
 
 #include "audio/format.h"
-#include "audio/pcm_stream.h"
+#include "audio/pcm_stream.h"  // PcmFormat
 #include "base/result.h"
 #include "config/config.h"
 

@@ -48,7 +48,6 @@ Result<vad::VadConfig> BindVad(const config::Config& config) {
 
 Result<kws::KwsConfig> BindKws(const config::Config& config) {
   kws::KwsConfig c;
-  c.max_hold_frames = Int(config, "kws.max_hold_ms") / 10;
   c.gap_frames = Int(config, "kws.gap_ms") / 10;
   c.smooth_frames = std::max(1, Int(config, "kws.smooth_ms") / 10);
   if (Status s = c.Validate(); !s.ok()) return s.error();
@@ -74,15 +73,8 @@ Result<stt::SttConfig> BindStt(const config::Config& config) {
   c.grammar = config.String("stt.grammar");
   c.words = config.String("stt.words");
   c.profile = config.String("stt.profile");
-  c.front_end = config.String("stt.front_end");
   c.command_model = config::ModelPath(config, "stt.command_model");
   c.command_model_named = !config.String("stt.command_model").empty();
-  c.command_bonus = config.Float("stt.command_bonus");
-  c.command_rescue = config.Float("stt.command_rescue");
-  c.command_apart = config.Float("stt.command_apart");
-  c.command_word_cost = config.Float("stt.command_word_cost");
-  c.command_garbage_ms = Int(config, "stt.command_garbage_ms");
-  c.command_pause_ms = Int(config, "stt.command_pause_ms");
   c.command_open_transcript = config.Bool("stt.command_open_transcript");
   Result<std::vector<stt::CommandSet>> sets =
       stt::ReadCommandSets(config.StringList("stt.commands"));

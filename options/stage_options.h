@@ -23,7 +23,7 @@ Result<features::FrontEndConfig> BindFrontEnd(const config::Config& config);
 // [vad]: smoothing, threshold, minimum speech and hangover, from ms to 10 ms frames.
 Result<vad::VadConfig> BindVad(const config::Config& config);
 
-// [kws]: max_hold_ms, gap_ms and smooth_ms, in 10 ms frames (the keywords' own: BindKeywords).
+// [kws]: gap_ms and smooth_ms, in 10 ms frames (the keywords' own: BindKeywords).
 Result<kws::KwsConfig> BindKws(const config::Config& config);
 
 // [kws]: one spec per kws.models entry with the lists parallel to it (keywords.h). The

@@ -159,9 +159,9 @@ void Pipeline::OnDecided(int64_t k, bool speech) {
 // In `command` the request is one stretch of speech whatever pauses it has: its end is the
 // endpoint's (EndRequest), not the VAD's. When speech ends during a keyword's run of high scores,
 // the keyword stage goes on until the run ends (the detector bounds it: a dip of kws.gap_ms, at
-// most kws.max_hold_ms): the spotter's score stays high just after the keyword, and the run's
-// length is part of a verified confidence. Speech that comes back before then goes on as if it
-// had not paused.
+// most KwsConfig::max_hold_frames): the spotter's score stays high just after the keyword, and the
+// run's length is part of a verified confidence. Speech that comes back before then goes on as if
+// it had not paused.
 void Pipeline::OnSpeechChange(int64_t k, bool speech) {
   speech_ = speech;
   if (state_ == State::kVoice && !speech && KeywordRunInProgress()) {
@@ -236,8 +236,12 @@ void Pipeline::EndRequest(int64_t k) {
       const double offset = StartTime(request_start_);
       const double first = result->words.empty() ? 0.0 : result->words.front().start;
       const double last = result->words.empty() ? t - offset : result->words.back().end;
-      TranscriptEvent final{t, result->text, true, result->confidence,
-                            OnFrameGrid(offset + first), OnFrameGrid(offset + last)};
+      TranscriptEvent final{t,
+                            result->text,
+                            true,
+                            result->confidence,
+                            OnFrameGrid(offset + first),
+                            OnFrameGrid(offset + last)};
       final.request = request_;
       sink_->Emit(final);
       EmitCommand(t, *result);

@@ -61,7 +61,7 @@ TEST(CommandSets, RecognisesTheirSentencesAndRejectsTheRest) {
 // command is no longer taken by a loop of one or two phones ("up" heard as "ah" when the loop was
 // written "( ... )+"), and a command word followed by speech that pocketsphinx calls silence ("up
 // and down the water we went ...": "down") is rejected for its voice beside the word, which the
-// check alone rejects (stt.command_garbage_ms = 10000 lets it through).
+// check alone rejects (command_garbage_ms = 10000 lets it through).
 TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
   const std::string read = kData + "/stt/5142-33396-0021.flac";
   if (!std::filesystem::exists(read)) GTEST_SKIP() << "no shared data at " << kData;
@@ -74,8 +74,8 @@ TEST(CommandSets, AShortCommandBeatsTheLoopAndVoiceBesideAWordRejects) {
     EXPECT_EQ(r.command->slots.at("word"), "up") << path;
   }
   EXPECT_TRUE(Decode(**model, testing_util::ReadSamples(read)).rejected);
-  auto unchecked = LoadWithAll(
-      {{"stt.commands", kTen}, {"stt.command_model", "none"}, {"stt.command_garbage_ms", "10000"}});
+  auto unchecked = LoadWithAll({{"stt.commands", kTen}, {"stt.command_model", "none"}},
+                               [](SttConfig& c) { c.command_garbage_ms = 10000; });
   ASSERT_TRUE(unchecked.ok()) << unchecked.error().message;
   const SttResult r = Decode(**unchecked, testing_util::ReadSamples(read));
   ASSERT_TRUE(r.command) << r.text;
@@ -118,7 +118,8 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   const SttResult rescued = Decode(**model, x);
   ASSERT_TRUE(rescued.command) << rescued.text;
   EXPECT_EQ(rescued.command->slots.at("word"), "off");
-  auto alone_off = LoadWithAll({{"stt.commands", kTen}, {"stt.command_rescue", "1"}});
+  auto alone_off =
+      LoadWithAll({{"stt.commands", kTen}}, [](SttConfig& c) { c.command_rescue = 1; });
   ASSERT_TRUE(alone_off.ok()) << alone_off.error().message;
   EXPECT_TRUE(Decode(**alone_off, x).rejected);
 }
@@ -141,8 +142,8 @@ TEST(CommandSets, ErrorsNameTheFileAndLine) {
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find(set + ":2: '(' without ')'"), std::string::npos)
       << model.error().message;
-  auto exclusive = LoadWithAll({{"stt.commands", kSource + "/tests/data/questions.commands"},
-                                {"stt.words", "yes|no"}});
+  auto exclusive = LoadWithAll(
+      {{"stt.commands", kSource + "/tests/data/questions.commands"}, {"stt.words", "yes|no"}});
   ASSERT_FALSE(exclusive.ok());
   EXPECT_NE(exclusive.error().message.find("exclusive"), std::string::npos);
 }
@@ -176,8 +177,8 @@ std::string LargeSetFile() {
   const std::string set = dir + "/large.commands";
   std::ofstream out(set);
   for (int i = 0; i < 200; ++i) {
-    out << "intent i" << i << "\n  (turn | switch) (on | off) [the] (lamp | fan) number "
-        << i % 10 << "\n";
+    out << "intent i" << i << "\n  (turn | switch) (on | off) [the] (lamp | fan) number " << i % 10
+        << "\n";
   }
   return set;
 }
@@ -199,8 +200,8 @@ TEST(CommandSets, CompilesGiveBackTheirMemory) {
   EXPECT_LT(grown, 512 * 1024);
 }
 
-// A compile cancelled ends with kCancelledMessage (one cancelled while it runs: daemon_limits_test);
-// the same set compiles when its flag is not raised.
+// A compile cancelled ends with kCancelledMessage (one cancelled while it runs:
+// daemon_limits_test); the same set compiles when its flag is not raised.
 TEST(CommandSets, ACancelledCompileEndsWithCancelled) {
   auto config = ConfigWith({{"stt.commands", LargeSetFile()}});
   ASSERT_TRUE(config.ok()) << config.error().message;

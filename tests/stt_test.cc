@@ -1,6 +1,5 @@
 // Speech-to-text: the pocketsphinx backend on real speech, its file checks, the command classifier.
 #include "models/stt/stt.h"
-#include "models/stt_factory/load_model.h"
 
 #include <gtest/gtest.h>
 
@@ -21,6 +20,7 @@
 #include "models/pocketsphinx/jsgf_check.h"
 #include "models/pocketsphinx/language_model_check.h"
 #include "models/pocketsphinx/sphinx_cepstra.h"
+#include "models/stt_factory/load_model.h"
 #include "options/stage_options.h"
 #include "tests/emulation.h"
 #include "tests/read_samples.h"
@@ -153,8 +153,10 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   if (!std::filesystem::exists(dir + "/up")) GTEST_SKIP() << "no shared data at " << kData;
   const std::string reversed = "go|stop|off|on|right|left|down|up|no|yes";
   auto alone = LoadWithAll({{"stt.words", reversed}, {"stt.command_model", "none"}});
-  auto decoder = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "1000"}});
-  auto classifier = LoadWithAll({{"stt.words", reversed}, {"stt.command_bonus", "0"}});
+  auto decoder =
+      LoadWithAll({{"stt.words", reversed}}, [](SttConfig& c) { c.command_bonus = 1000; });
+  auto classifier =
+      LoadWithAll({{"stt.words", reversed}}, [](SttConfig& c) { c.command_bonus = 0; });
   for (const auto* m : {&alone, &decoder, &classifier}) ASSERT_TRUE(m->ok()) << m->error().message;
   const std::string models = std::string(EARSHOT_SOURCE_DIR) + "/models/";
   auto commands = CommandModel::Load(models + "commands/commands.eshm",
@@ -213,19 +215,17 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
   EXPECT_NE(other.error().message.find("/nonexistent.eshm"), std::string::npos);
 }
 
-// stt.command_apart joins the classifier to command sets whose every word it knows; a named
+// Words said apart join the classifier to command sets whose every word it knows; a named
 // classifier that does not know a word of the sets is an error naming the word.
 TEST(CommandSequence, JoinsSetsOfWordsItKnows) {
   const std::string samples = std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/commands/";
   const std::string bundled = std::string(EARSHOT_SOURCE_DIR) + "/models/commands/commands.eshm";
-  auto digits = LoadWithAll({{"stt.commands", samples + "digits.commands"},
-                             {"stt.command_apart", "0.3"}});
+  auto digits = LoadWithAll({{"stt.commands", samples + "digits.commands"}});
   EXPECT_TRUE(digits.ok()) << digits.error().message;
-  auto lights = LoadWithAll({{"stt.commands", samples + "lights.commands"},
-                             {"stt.command_apart", "0.3"}});
+  auto lights = LoadWithAll({{"stt.commands", samples + "lights.commands"}});
   EXPECT_TRUE(lights.ok()) << lights.error().message;  // the decoder alone
-  lights = LoadWithAll({{"stt.commands", samples + "lights.commands"},
-                        {"stt.command_apart", "0.3"}, {"stt.command_model", bundled}});
+  lights =
+      LoadWithAll({{"stt.commands", samples + "lights.commands"}, {"stt.command_model", bundled}});
   ASSERT_FALSE(lights.ok());
   EXPECT_NE(lights.error().message.find("does not know the word"), std::string::npos)
       << lights.error().message;
@@ -251,8 +251,8 @@ TEST(CommandFusion, GoldensOfEachKind) {
   auto ten_alone =
       LoadWithAll({{"stt.commands", samples + "ten.commands"}, {"stt.command_model", "none"}});
   auto digits = LoadWithAll({{"stt.commands", samples + "digits.commands"}});
-  auto digits_alone =
-      LoadWithAll({{"stt.commands", samples + "digits.commands"}, {"stt.command_apart", "1"}});
+  auto digits_alone = LoadWithAll({{"stt.commands", samples + "digits.commands"}},
+                                  [](SttConfig& c) { c.command_apart = 1; });
   for (const auto* m : {&ten, &ten_alone, &digits, &digits_alone}) {
     ASSERT_TRUE(m->ok()) << m->error().message;
   }
@@ -296,10 +296,12 @@ TEST(CommandFusion, JoinsAGrammarOfItsWords) {
   std::ofstream(sequence_grammar) << "#JSGF V1.0;\ngrammar commands;\npublic <command> = <w>;\n"
                                      "<w> = go | stop | off | on | right | left | down | up | no "
                                      "| yes;\n";
-  auto words = LoadWithAll({{"stt.words", kCommands}, {"stt.command_bonus", "0"}});
-  auto grammar = LoadWithAll({{"stt.grammar", words_grammar}, {"stt.command_bonus", "0"}});
+  auto words = LoadWithAll({{"stt.words", kCommands}}, [](SttConfig& c) { c.command_bonus = 0; });
+  auto grammar =
+      LoadWithAll({{"stt.grammar", words_grammar}}, [](SttConfig& c) { c.command_bonus = 0; });
   auto alone = LoadWithAll({{"stt.words", kCommands}, {"stt.command_model", "none"}});
-  auto other = LoadWithAll({{"stt.grammar", sequence_grammar}, {"stt.command_bonus", "0"}});
+  auto other =
+      LoadWithAll({{"stt.grammar", sequence_grammar}}, [](SttConfig& c) { c.command_bonus = 0; });
   for (const auto* m : {&words, &grammar, &alone, &other}) {
     ASSERT_TRUE(m->ok()) << m->error().message;
   }
@@ -328,14 +330,14 @@ TEST(JsgfCheck, WordListsOfOneRule) {
             Words({"up", "down"}));
   EXPECT_EQ(JsgfWordList("#JSGF V1.0;\ngrammar g;\npublic <c> = go;\n"), Words({"go"}));
   for (const char* other : {
-           "#JSGF V1.0;\ngrammar g;\npublic <c> = turn on | off;\n",      // a sequence
-           "#JSGF V1.0;\ngrammar g;\npublic <c> = [please] yes | no;\n",  // an optional part
-           "#JSGF V1.0;\ngrammar g;\npublic <c> = /2/ yes | /1/ no;\n",   // weights
-           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes {y} | no;\n",       // a tag
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = turn on | off;\n",         // a sequence
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = [please] yes | no;\n",     // an optional part
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = /2/ yes | /1/ no;\n",      // weights
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes {y} | no;\n",          // a tag
            "#JSGF V1.0;\ngrammar g;\npublic <c> = <w>;\n<w> = yes | no;\n",  // two rules
-           "#JSGF V1.0;\ngrammar g;\n<c> = yes | no;\n",                 // not public
-           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | | no;\n",        // an empty alternative
-           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no\n",           // not a grammar
+           "#JSGF V1.0;\ngrammar g;\n<c> = yes | no;\n",                     // not public
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | | no;\n",            // an empty alternative
+           "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no\n",               // not a grammar
        }) {
     EXPECT_EQ(JsgfWordList(other), std::nullopt) << other;
   }
@@ -373,7 +375,7 @@ TEST(Pocketsphinx, GrammarSessionsStartAfresh) {
 TEST(Pocketsphinx, EarshotsFrontEndDecodesReadSpeech) {
   const std::string path = kData + "/stt/121-121726-0000.flac";
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
-  auto model = LoadWith("stt.front_end", "earshot");
+  auto model = LoadWithAll({}, [](SttConfig& c) { c.front_end = "earshot"; });
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto x = testing_util::ReadSamples(path);
   const SttResult r = Decode(**model, x);
@@ -633,7 +635,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
   unknown.front_end = "htk";
   model = LoadModel(unknown);
   ASSERT_FALSE(model.ok());
-  EXPECT_NE(model.error().message.find("stt.front_end 'htk'"), std::string::npos);
+  EXPECT_NE(model.error().message.find("front end 'htk'"), std::string::npos);
 }
 
 // Sessions of one model share its decoder: a second session's utterance while the first's is in
@@ -649,7 +651,8 @@ TEST(Pocketsphinx, ASecondSessionsUtteranceWaitsForTheFirst) {
   Status refused = second->Begin();
   ASSERT_FALSE(refused.ok());
   EXPECT_NE(refused.error().message.find("busy with another session's utterance"),
-            std::string::npos) << refused.error().message;
+            std::string::npos)
+      << refused.error().message;
   EXPECT_FALSE(second->End().ok());  // it holds nothing to end
   EXPECT_TRUE(first->End().ok());
   EXPECT_TRUE(second->Begin().ok());
@@ -673,14 +676,16 @@ TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
   const std::span<const uint8_t> bytes(whole);
   // Cuts after the header, in the counts, the trie, the vocabulary, and one at a word's end (a
   // part of the header is no trie model: pocketsphinx refuses it itself).
-  const size_t last_word = static_cast<size_t>(
-      std::find(whole.rbegin() + 1, whole.rend(), uint8_t{0}) - whole.rbegin());
+  const size_t last_word =
+      static_cast<size_t>(std::find(whole.rbegin() + 1, whole.rend(), uint8_t{0}) - whole.rbegin());
   for (size_t keep : {size_t{19}, size_t{20}, size_t{24}, size_t{20000}, whole.size() / 2,
                       whole.size() - 1000, whole.size() - last_word, whole.size() - 1}) {
     Status checked = CheckTrieLanguageModel(bytes.first(keep), "x.lm.bin");
     ASSERT_FALSE(checked.ok()) << keep;
     EXPECT_NE(checked.error().message.find("x.lm.bin: not a whole pocketsphinx binary language "
-                                           "model"), std::string::npos) << checked.error().message;
+                                           "model"),
+              std::string::npos)
+        << checked.error().message;
   }
   const std::string cut = testing_util::TestTempPath("cut.lm.bin");
   std::ofstream(cut, std::ios::binary).write(reinterpret_cast<const char*>(whole.data()), 20000);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -34,17 +35,23 @@ inline const std::string kData = EARSHOT_DATA_DIR;
 inline const std::string kSource = EARSHOT_SOURCE_DIR;
 
 // The default [stt] configuration with options set (each option itself must be valid).
-inline Result<SttConfig> ConfigWith(
-    const std::vector<std::pair<std::string, std::string>>& options) {
+// What a test changes of the SttConfig beyond the options: its fusion's weights, which are no
+// options (stt.h).
+using Tune = std::function<void(SttConfig&)>;
+
+inline Result<SttConfig> ConfigWith(const std::vector<std::pair<std::string, std::string>>& options,
+                                    const Tune& tune = {}) {
   config::Config cfg = config::Config::Defaults();
   for (const auto& [key, value] : options) EXPECT_TRUE(cfg.Set(key, value).ok()) << key;
-  return earshot::options::BindStt(cfg);
+  Result<SttConfig> config = earshot::options::BindStt(cfg);
+  if (config.ok() && tune) tune(*config);
+  return config;
 }
 
-// The default model with [stt] options set.
+// The default model with [stt] options set, and `tune`'s changes.
 inline Result<std::shared_ptr<const SttModel>> LoadWithAll(
-    const std::vector<std::pair<std::string, std::string>>& options) {
-  auto config = ConfigWith(options);
+    const std::vector<std::pair<std::string, std::string>>& options, const Tune& tune = {}) {
+  auto config = ConfigWith(options, tune);
   if (!config.ok()) return config.error();
   return LoadModel(*config);
 }

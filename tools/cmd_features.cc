@@ -25,7 +25,7 @@ constexpr std::string_view kUsage =
     "separated by spaces:\n"
     "  logmel  features.mel_bands integers: band energy in dB re full scale, Q8 (divide by 256)\n"
     "  mfcc    features.mfcc_count integers: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
-    "  cepstra floats: the cepstra pocketsphinx decodes with stt.front_end = earshot\n"
+    "  cepstra floats: the cepstra pocketsphinx can decode from earshot's front end\n"
     "          (models/pocketsphinx/sphinx_cepstra.h; set by stt.acoustic_model's feat.params,\n"
     "          not by [features]; noise suppression always on, as pocketsphinx's -remove_noise)\n"
     "  embedding-mel  32 integers: the speech embedding's log-mel (openWakeWord's\n"

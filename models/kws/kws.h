@@ -120,14 +120,16 @@ bool SharesTrunk(const KwsModel& a, const KwsModel& b);
 // and refractory period; smoothing is the session's.
 struct KwsConfig {
   int32_t threshold_q15 = kDefaultThresholdQ15;  // Q15; 32768: never (scores are at most 32767)
-  int refractory_frames = 100;  // no second wake within 1 s
-  int max_hold_frames = 50;     // a wake at the latest this long after the score crossed
-  int gap_frames = 10;          // a dip under the threshold this long does not end the run
+  int refractory_frames = 100;                   // no second wake within 1 s
+  // A wake at the latest this long after the score crossed; the keywords' run weights were
+  // calibrated on it (kws_verify), so it is no option.
+  int max_hold_frames = 50;
+  int gap_frames = 10;  // a dip under the threshold this long does not end the run
   // The score is the mean of the network's last smooth_frames scores (1: none, the raw scores the
   // tests compare; kws.smooth_ms binds it, by default 50 ms: 5 hops).
   int smooth_frames = 1;
-  // Explains the first impossible setting, with its unit. (kws.max_hold_ms, kws.gap_ms and
-  // kws.smooth_ms bind it: options/stage_options.h; the keyword's own fields are keywords.h's.)
+  // Explains the first impossible setting, with its unit. (kws.gap_ms and kws.smooth_ms bind
+  // it: options/stage_options.h; the keyword's own fields are keywords.h's.)
   Status Validate() const;
 };
 

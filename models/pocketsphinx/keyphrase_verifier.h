@@ -133,9 +133,9 @@ class KeyphraseVerifier {
 };
 
 // A checked candidate's confidence in [0, 1] from the spotter's run (its hops over the candidate
-// threshold, at most the detector's hold, kws.max_hold_ms) and the verifier's score: 1 + (score +
-// run_weight * run_hops - run_offset) / 100, clamped; 0 without a score. A keyword holds the
-// spotter over its threshold for most of the hold (median 35-45 of 50 hops on the protocol's
+// threshold, at most the detector's hold, KwsConfig::max_hold_frames) and the verifier's score: 1 +
+// (score + run_weight * run_hops - run_offset) / 100, clamped; 0 without a score. A keyword holds
+// the spotter over its threshold for most of the hold (median 35-45 of 50 hops on the protocol's
 // keywords), the speech that fires it by mistake for a few hops (7-11): on the protocol the run's
 // length parts them better than the spotter's peak score did; how much it should weigh differs
 // from phrase to phrase, and the trainer chooses it (docs/research/wakeword.md).

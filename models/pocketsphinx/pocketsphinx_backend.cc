@@ -49,8 +49,8 @@ std::vector<std::string> ProfileArgs(const std::string& profile, bool grammar) {
   // and word timings then count only the frames it kept, from an offset of its last speech
   // onset (an 8 s request with a pause gave words at 5.0 .. 10.9 s). The cascade's VAD already
   // chose the audio; the grammar's commands score the same without it (docs/research/stt.md).
-  std::vector<std::string> args = {"-cmn", grammar ? "batch" : "live", "-fwdflat", "no",
-                                   "-remove_silence", "no"};
+  std::vector<std::string> args = {"-cmn", grammar ? "batch" : "live", "-fwdflat",
+                                   "no",   "-remove_silence",          "no"};
   if (profile == "large") {
     // What runs after the last frame is kept short (docs/research/stt.md): at most 10 word exits
     // per frame shrink the lattice that bestpath rescoring and the confidence walk (a 20 s
@@ -122,10 +122,10 @@ constexpr const char* kWordsAloneSearch = "words_alone";  // one-word sentences,
 
 // The phone loop's words: each a phone of the CMU set (Debian's en-us model) alone; those the
 // acoustic model lacks are left out.
-constexpr const char* kLoopPhones[] = {
-    "AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "D",  "DH", "EH", "ER", "EY",
-    "F",  "G",  "HH", "IH", "IY", "JH", "K",  "L",  "M",  "N",  "NG", "OW", "OY",
-    "P",  "R",  "S",  "SH", "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
+constexpr const char* kLoopPhones[] = {"AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "D",  "DH",
+                                       "EH", "ER", "EY", "F",  "G",  "HH", "IH", "IY", "JH", "K",
+                                       "L",  "M",  "N",  "NG", "OW", "OY", "P",  "R",  "S",  "SH",
+                                       "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
 
 // Every word of the sets in the decoder's dictionary (empty at first, Load): its
 // pronunciations from `dictionary`, or where it has none there espeak-ng's
@@ -156,7 +156,8 @@ Status AddMissingWords(ps_decoder_t* decoder, const CommandGrammar& grammar,
     }
     if (ps_add_word(decoder, word.c_str(), phones->c_str(), FALSE) < 0) {
       return Error{where + ": '" + word + "' is not in the dictionary " + dictionary +
-                   ", and espeak-ng's pronunciation (" + *phones + ") has phones the acoustic "
+                   ", and espeak-ng's pronunciation (" + *phones +
+                   ") has phones the acoustic "
                    "model lacks"};
     }
   }
@@ -171,7 +172,8 @@ std::vector<std::string> AddPhoneWords(ps_decoder_t* decoder) {
     for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (ps_add_word(decoder, word.c_str(), phone, FALSE) >= 0) words.push_back(std::move(word));
   }
-  (void)TakePocketsphinxErrors();  // a phone the model lacks is logged as an error: it is only left out
+  (void)TakePocketsphinxErrors();  // a phone the model lacks is logged as an error: it is only left
+                                   // out
   return words;
 }
 
@@ -271,8 +273,9 @@ class PocketsphinxSession final : public SttSession {
 
   Status Begin() override {
     if (!lease_.Take()) {
-      return Error{"stt: the model's decoder is busy with another session's utterance (its "
-                   "sessions take turns, one utterance at a time)"};
+      return Error{
+          "stt: the model's decoder is busy with another session's utterance (its "
+          "sessions take turns, one utterance at a time)"};
     }
     if (!search_.empty() && ps_set_search(decoder_, search_.c_str()) < 0) {
       lease_.Release();
@@ -356,9 +359,9 @@ class PocketsphinxSession final : public SttSession {
   Status DecodeWhole() {
     if (Status s = StartUtterance(); !s.ok()) return s;
     // full_utt: the cepstral mean of the whole utterance (-cmn batch) before the search.
-    const bool decoded = cepstra_ ? DecodeFrames(true).ok()
-                                  : ps_process_raw(decoder_, samples_.data(), samples_.size(),
-                                                   FALSE, TRUE) >= 0;
+    const bool decoded =
+        cepstra_ ? DecodeFrames(true).ok()
+                 : ps_process_raw(decoder_, samples_.data(), samples_.size(), FALSE, TRUE) >= 0;
     if (!decoded) {
       ps_end_utt(decoder_);
       return Error{"stt: pocketsphinx failed to decode the utterance"};
@@ -448,9 +451,9 @@ class PocketsphinxSession final : public SttSession {
   ps_decoder_t* decoder_;  // lease_'s, used from Begin to End
   const bool whole_utterance_;
   const std::optional<CommandLimits> command_limits_;  // command sets: what a command may have
-  std::vector<mfcc_t> stream_cmn_;  // the live cepstral mean of this stream's next utterance
-  std::vector<int16_t> samples_;    // the utterance so far, when decoded whole
-  std::optional<SphinxCepstra> cepstra_;  // earshot's front end (stt.front_end = earshot)
+  std::vector<mfcc_t> stream_cmn_;        // the live cepstral mean of this stream's next utterance
+  std::vector<int16_t> samples_;          // the utterance so far, when decoded whole
+  std::optional<SphinxCepstra> cepstra_;  // earshot's front end (front_end = "earshot")
   std::vector<mfcc_t> frames_;            // its cepstra not yet decoded, frame after frame
   std::vector<mfcc_t*> rows_;             // frames_ as pocketsphinx's rows
   const std::string search_;              // selected at Begin (empty: the decoder's only one)
@@ -469,8 +472,9 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
     // pocketsphinx would end the process at the first frame: it has no live variance normalisation.
     const auto varnorm = params->settings.find("-varnorm");
     if (use_lm && varnorm != params->settings.end() && varnorm->second == "yes") {
-      return Error{feat + ": -varnorm yes: pocketsphinx cannot normalise variance while it decodes "
-                          "live (a language model; a grammar decodes whole utterances)"};
+      return Error{feat +
+                   ": -varnorm yes: pocketsphinx cannot normalise variance while it decodes "
+                   "live (a language model; a grammar decodes whole utterances)"};
     }
   }
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
@@ -491,7 +495,7 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
 }  // namespace
 
 Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c,
-                                                                          const CancelFlag* cancel) {
+                                                                         const CancelFlag* cancel) {
   const bool use_lm = c.grammar.empty() && c.words.empty() && c.command_sets.empty();
   if (Status files = CheckFiles(c, use_lm); !files.ok()) return files.error();
   std::optional<SphinxCepstra> cepstra;
@@ -500,12 +504,12 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
     if (!made.ok()) return made.error();
     cepstra = std::move(made).value();
   } else if (c.front_end != "pocketsphinx") {
-    return Error{"stt.front_end '" + c.front_end + "': expected pocketsphinx or earshot"};
+    return Error{"stt: front end '" + c.front_end + "': expected pocketsphinx or earshot"};
   }
   // -logfn: what pocketsphinx prints outside its log calls (its configuration table) goes nowhere.
   // A command sets' decoder starts with an empty dictionary: the sets' words alone are added.
-  std::vector<std::string> args = {"-hmm", c.acoustic_model, "-dict",
-                                   c.command_sets.empty() ? c.dictionary : "/dev/null",
+  std::vector<std::string> args = {"-hmm",   c.acoustic_model,
+                                   "-dict",  c.command_sets.empty() ? c.dictionary : "/dev/null",
                                    "-logfn", "/dev/null"};
   if (use_lm) args.insert(args.end(), {"-lm", c.language_model});
   if (!c.grammar.empty()) args.insert(args.end(), {"-jsgf", c.grammar});
@@ -514,10 +518,10 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
   }
   for (std::string& a : ProfileArgs(c.profile, !use_lm)) args.push_back(std::move(a));
   const std::string what = c.acoustic_model + " / " +
-                           (use_lm                      ? c.language_model
-                            : !c.command_sets.empty()   ? "stt.commands"
-                            : c.grammar.empty()         ? "stt.words"
-                                                        : c.grammar) +
+                           (use_lm                    ? c.language_model
+                            : !c.command_sets.empty() ? "stt.commands"
+                            : c.grammar.empty()       ? "stt.words"
+                                                      : c.grammar) +
                            " / " + c.dictionary;
   if (Cancelled(cancel)) return Error{kCancelledMessage};
   Result<ps_decoder_t*> made_decoder = MakePocketsphinxDecoder(args, what);

@@ -17,7 +17,7 @@
 // holds those words as a second search without the loop (WordsAlone: a forced choice among them,
 // a second opinion for the command classifier's rescue, command_fusion.h); each session selects
 // its model's search at Begin.
-// stt.front_end = earshot: the cepstra come from earshot's fixed-point front end set to the
+// front_end = "earshot": the cepstra come from earshot's fixed-point front end set to the
 // acoustic model's feat.params (sphinx_cepstra.h) instead of pocketsphinx's own.
 #pragma once
 
@@ -70,7 +70,7 @@ class PocketsphinxModel final : public SttModel {
   bool whole_utterance_;            // grammars: buffer the utterance, decode it at End
   std::optional<CommandLimits> command_limits_;  // command sets: what a command may have
   std::vector<float> initial_cmn_;  // live cepstral mean before any utterance (-cmninit)
-  std::optional<SphinxCepstra> cepstra_;  // stt.front_end = earshot: each session copies it
+  std::optional<SphinxCepstra> cepstra_;  // front_end = "earshot": each session copies it
   // The search its sessions select (empty: the decoder's only one; the command search: the
   // decoder holds the words-alone search too).
   std::string search_;

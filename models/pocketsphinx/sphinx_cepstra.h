@@ -1,6 +1,6 @@
 // SphinxCepstra: earshot's fixed-point front end (features/) set to a pocketsphinx acoustic model's
 // feat.params, giving the cepstra that model was trained on, so that the device runs one front end
-// for every stage (stt.front_end = earshot; pocketsphinx then decodes with ps_process_cep).
+// for every stage (front_end = "earshot"; pocketsphinx then decodes with ps_process_cep).
 //
 // feat.params gives the filterbank (-lowerf, -upperf, -nfilt), -transform (dct only: orthonormal
 // DCT-II, as features/dct.h), -lifter, -ncep, -alpha (pre-emphasis), -wlen and -nfft; the front

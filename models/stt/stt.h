@@ -73,7 +73,8 @@ struct SttConfig {
   std::string words;    // "yes|no|up": a command list, decoded as a one-word grammar
   // Command sets (stt.commands, or registered at run time): decoded as one grammar beside a loop
   // of any phones, each word costing command_word_cost (natural log): what the loop explains
-  // better is no command.
+  // better is no command. The command_* weights here are measured (docs/research/stt.md), not
+  // options: the command classifier's card states what they give.
   std::vector<CommandSet> command_sets;
   double command_word_cost = 7;
   int command_garbage_ms = 500;  // the most voice beside a command's words (a click, a breath)
@@ -81,15 +82,23 @@ struct SttConfig {
   // A rejected utterance decoded again with the language model (stt.command_open_transcript).
   bool command_open_transcript = false;
   std::string profile = "large";
-  std::string front_end = "pocketsphinx";  // or "earshot": cepstra from features/ (sphinx_cepstra.h)
+  // Or "earshot": cepstra from features/ (sphinx_cepstra.h), for its benchmark; not an option.
+  std::string front_end = "pocketsphinx";
   // The command classifier joined to the command words (command_fusion.h): stt.command_model, by
-  // default the bundled models/commands/commands.eshm, used when the words are its words; "none": never.
-  // The words are stt.words, or those of a grammar whose one rule says one of them (jsgf_check.h).
+  // default the bundled models/commands/commands.eshm, used when the words are its words; "none":
+  // never. The words are stt.words, or those of a grammar whose one rule says one of them
+  // (jsgf_check.h).
   std::string command_model;
   bool command_model_named = false;  // set in the config: the words must then be its words
-  double command_bonus = 3;          // stt.command_bonus
-  double command_rescue = 0.6;       // stt.command_rescue (1: off)
-  double command_apart = 0.3;        // stt.command_apart (1: off; command_sequence.h)
+  // The classifier's log-probability bonus for the decoder's word (0: the classifier alone
+  // decides among the words; 1000: the decoder does).
+  double command_bonus = 3;
+  // A rejected utterance of the classifier's words is the command the classifier finds at this
+  // probability or more (or half of it when the words decoded alone agree; 1: off).
+  double command_rescue = 0.6;
+  // Words said apart (digits): each piece's word at this probability or more (1: off;
+  // command_sequence.h).
+  double command_apart = 0.3;
   std::string embedding_model;  // the speech embedding the command classifier reads
 
   // The grammar, the words and the command sets exclude each other.

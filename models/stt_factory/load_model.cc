@@ -39,7 +39,7 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
     const SttConfig& c, const std::shared_ptr<const CommandGrammar>& grammar) {
   if (c.command_model == "none") return decoder;
   const std::string words = CommandWords(c);
-  // The sets' words said apart (stt.command_apart), where the fusion does not apply.
+  // The sets' words said apart (command_apart), where the fusion does not apply.
   const bool apart = !c.command_sets.empty() && c.command_apart < 1.0;
   if (words.empty() && !apart) {
     if (!c.command_model_named) return decoder;
@@ -60,7 +60,7 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
     }
     if (!c.command_model_named) return decoder;
     return Error{c.command_model + " does not know the word '" + *unknown +
-                 "' of the command sets (stt.command_apart)"};
+                 "' of the command sets said apart (digits one at a time)"};
   }
   if (!c.command_model_named) return decoder;
   return Error{c.command_model + ": its words (" + JoinWords((*model)->words()) +

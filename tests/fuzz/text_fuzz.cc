@@ -1,5 +1,5 @@
 // Fuzz target: the small text formats earshot parses: a sensor timeline (`earshot run --sensors`),
-// an acoustic model's feat.params (stt.front_end = earshot), whose front end is then built and
+// an acoustic model's feat.params (front_end = "earshot"), whose front end is then built and
 // run over a second of audio, and a JSGF grammar (stt.grammar): its statements and its word list.
 #include <cstddef>
 #include <cstdint>
