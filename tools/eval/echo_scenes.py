@@ -155,7 +155,8 @@ def person_audio(args, rng, speech, asked):
         return person[:int((SECONDS - PERSON_AT) * SR)], person_path, None
     request_path, text = asked[rng.integers(len(asked))]
     gap = np.zeros(int(REQUEST_GAP_S * SR))
-    request = read(request_path) * rms(voiced(person)) / rms(voiced(read(request_path)))
+    request = read(request_path)  # at the wake word's level
+    request *= rms(voiced(person)) / rms(voiced(request))
     return np.concatenate([person, gap, request]), person_path, text
 
 
