@@ -19,9 +19,11 @@ using earshot::config::Config;
 using earshot::statemachine::Pipeline;
 
 // The pipeline's events, in order, until the application takes them.
-class QueueSink final : public earshot::EventSink {
+class QueueSink final : public earshot::statemachine::EventSink {
  public:
-  void Emit(const earshot::Event& event) override { events.push_back(earshot::ToJson(event)); }
+  void Emit(const earshot::statemachine::Event& event) override {
+    events.push_back(earshot::statemachine::ToJson(event));
+  }
   std::deque<std::string> events;
 };
 

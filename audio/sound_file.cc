@@ -59,7 +59,7 @@ Result<std::unique_ptr<SoundFile>> SoundFile::Open(const std::string& file_path)
   const bool from_stdin = file_path == kStandardInput;
   const std::string path = from_stdin ? "standard input" : file_path;  // as errors name it
   if (!from_stdin) {
-    Result<uint64_t> size = base::RegularFileSize(path, "an audio file");
+    Result<uint64_t> size = RegularFileSize(path, "an audio file");
     if (!size.ok()) return size.error();
     if (*size == 0) return FileError(path, "empty file (0 bytes), not audio");
   }

@@ -7,7 +7,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace earshot::base {
+namespace earshot {
 
 Result<uint64_t> RegularFileSize(const std::string& path, const std::string& what) {
   struct stat st {};
@@ -44,4 +44,4 @@ Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
   return bytes;
 }
 
-}  // namespace earshot::base
+}  // namespace earshot

@@ -10,11 +10,11 @@
 
 #include "base/result.h"
 
-namespace earshot::base {
+namespace earshot {
 
 // `what` names the file expected, in the errors ("a model file", "a config", "an audio file").
 Result<uint64_t> RegularFileSize(const std::string& path, const std::string& what);
 Result<std::string> ReadWholeFile(const std::string& path, size_t max_bytes,
                                   const std::string& what);
 
-}  // namespace earshot::base
+}  // namespace earshot

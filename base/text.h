@@ -4,7 +4,7 @@
 #include <cctype>
 #include <string_view>
 
-namespace earshot::base {
+namespace earshot {
 
 // `s` without the white space (std::isspace) at either end.
 inline std::string_view TrimSpace(std::string_view s) {
@@ -13,4 +13,4 @@ inline std::string_view TrimSpace(std::string_view s) {
   return s;
 }
 
-}  // namespace earshot::base
+}  // namespace earshot

@@ -100,7 +100,7 @@ Result<Config> Config::FromFile(const std::filesystem::path& path) {
 }
 
 Status Config::ApplyFile(const std::string& file) {
-  Result<std::string> text = base::ReadWholeFile(file, kMaxConfigBytes, "a config");
+  Result<std::string> text = ReadWholeFile(file, kMaxConfigBytes, "a config");
   if (!text.ok()) return text.error();
   if (Status s = CheckKeyDepth(*text, file); !s.ok()) return s.error();
   toml::table root;

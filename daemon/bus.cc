@@ -318,7 +318,7 @@ int Emit(sd_bus* bus, const char* member, const char* types, auto... args) {
 }
 
 // Command(s set, s intent, a{ss} slots, s text, d confidence, t request).
-void EmitCommand(sd_bus* bus, const CommandEvent& command) {
+void EmitCommand(sd_bus* bus, const statemachine::CommandEvent& command) {
   sd_bus_message* m = nullptr;
   int r = sd_bus_message_new_signal(bus, &m, kObjectPath, kInterface, "Command");
   if (r >= 0) r = sd_bus_message_append(m, "ss", command.set.c_str(), command.intent.c_str());
@@ -349,23 +349,23 @@ int BusRegister(Manager* manager, sd_bus* bus) {
   return sd_bus_request_name(bus, kBusName, 0);
 }
 
-void BusEmitEvent(sd_bus* bus, const Event& event, uint64_t usec) {
-  if (std::get_if<SpeechStartEvent>(&event)) {
+void BusEmitEvent(sd_bus* bus, const statemachine::Event& event, uint64_t usec) {
+  if (std::get_if<statemachine::SpeechStartEvent>(&event)) {
     Emit(bus, "SpeechStarted", "t", usec);
-  } else if (std::get_if<SpeechEndEvent>(&event)) {
+  } else if (std::get_if<statemachine::SpeechEndEvent>(&event)) {
     Emit(bus, "SpeechEnded", "t", usec);
-  } else if (const auto* wake = std::get_if<WakeEvent>(&event)) {
+  } else if (const auto* wake = std::get_if<statemachine::WakeEvent>(&event)) {
     Emit(bus, "WakeWord", "sdtt", wake->keyword.c_str(), wake->score, usec, wake->request);
-  } else if (const auto* tr = std::get_if<TranscriptEvent>(&event)) {
+  } else if (const auto* tr = std::get_if<statemachine::TranscriptEvent>(&event)) {
     Emit(bus, "Transcript", "sbdtb", tr->text.c_str(), static_cast<int>(tr->final), tr->confidence,
          tr->request, static_cast<int>(tr->cancelled));
-  } else if (const auto* command = std::get_if<CommandEvent>(&event)) {
+  } else if (const auto* command = std::get_if<statemachine::CommandEvent>(&event)) {
     EmitCommand(bus, *command);
-  } else if (const auto* error = std::get_if<ErrorEvent>(&event)) {
+  } else if (const auto* error = std::get_if<statemachine::ErrorEvent>(&event)) {
     Emit(bus, "Error", "ss", error->stage.c_str(), error->message.c_str());
-  } else if (const auto* profile = std::get_if<ProfileEvent>(&event)) {
+  } else if (const auto* profile = std::get_if<statemachine::ProfileEvent>(&event)) {
     Emit(bus, "ProfileChanged", "ss", profile->profile.c_str(), profile->reason.c_str());
-  } else if (const auto* state = std::get_if<StateEvent>(&event)) {
+  } else if (const auto* state = std::get_if<statemachine::StateEvent>(&event)) {
     Emit(bus, "StateChanged", "s", state->state.c_str());
   }
 }

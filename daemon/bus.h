@@ -34,7 +34,7 @@ int BusOpen(const std::string& which, sd_bus** bus);
 // Adds the object's vtable, takes the well-known name; negative errno.
 int BusRegister(Manager* manager, sd_bus* bus);
 // The signal of DESIGN.md that carries `event`, if any.
-void BusEmitEvent(sd_bus* bus, const Event& event, uint64_t monotonic_usec);
+void BusEmitEvent(sd_bus* bus, const statemachine::Event& event, uint64_t monotonic_usec);
 // PropertiesChanged for one property of the interface.
 void BusPropertyChanged(sd_bus* bus, const char* property);
 

@@ -141,7 +141,7 @@ void Manager::DropCommandSet(AppSets::iterator it) {
   const bool active = it->second->call == nullptr;
   app_sets_.erase(it);
   if (active) {
-    driver_->Load(statemachine::ModelLoad::Kind::kCommands);
+    driver_->Load(governor::ModelLoad::Kind::kCommands);
     BusPropertyChanged(bus_.get(), "CommandSets");
   }
 }
@@ -181,14 +181,14 @@ std::pair<std::vector<stt::CommandSet>, std::string> Manager::AppSetsFor() const
 void Manager::Idle() {
   for (const auto& [id, entry] : app_sets_) {
     if (!entry->call || entry->gone) continue;
-    driver_->Load(statemachine::ModelLoad::Kind::kCommands, id);
+    driver_->Load(governor::ModelLoad::Kind::kCommands, id);
     return;
   }
 }
 
 // Each load compiles the registered sets, and those it registers: a library with them all (one
 // the load was given already, when they are the same).
-void Manager::Prepare(statemachine::ModelLoad& load) {
+void Manager::Prepare(governor::ModelLoad& load) {
   compiling_.clear();
   compile_cancelled_ = false;
   if (load.registering != 0) {
@@ -245,7 +245,7 @@ void Manager::FinishRegistrations(const Result<statemachine::PipelineModels>& mo
     dropped = dropped || (models.ok() && entry.gone);
     if (!models.ok() || entry.gone) app_sets_.erase(it);
   }
-  if (dropped) driver_->Load(statemachine::ModelLoad::Kind::kCommands);  // after this, without
+  if (dropped) driver_->Load(governor::ModelLoad::Kind::kCommands);  // after this, without
   if (added) BusPropertyChanged(bus_.get(), "CommandSets");
 }
 

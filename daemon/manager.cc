@@ -38,11 +38,11 @@ const char* StateInWords(statemachine::State state) {
 // The journal's line for an event, with its fields (EARSHOT_EVENT, EARSHOT_KEYWORD,
 // EARSHOT_REQUEST). What was said stays with the apps on the bus: the journal, kept on disk, gets
 // a transcript's shape only.
-void LogToJournal(const Event& event) {
-  if (const auto* error = std::get_if<ErrorEvent>(&event)) {
+void LogToJournal(const statemachine::Event& event) {
+  if (const auto* error = std::get_if<statemachine::ErrorEvent>(&event)) {
     LogEvent(LOG_ERR, {{"EARSHOT_EVENT", "error"}, {"EARSHOT_STAGE", error->stage}}, "%s: %s",
              error->stage.c_str(), error->message.c_str());
-  } else if (const auto* wake = std::get_if<WakeEvent>(&event)) {
+  } else if (const auto* wake = std::get_if<statemachine::WakeEvent>(&event)) {
     LogEvent(LOG_INFO,
              {{"EARSHOT_EVENT", "wake"},
               {"EARSHOT_KEYWORD", wake->keyword},
@@ -50,7 +50,7 @@ void LogToJournal(const Event& event) {
               {"EARSHOT_PLAYBACK", wake->playback ? "1" : "0"}},
              "wake word %s (score %.2f) at %.2f s%s", wake->keyword.c_str(), wake->score, wake->t,
              wake->playback ? ", during playback" : "");
-  } else if (const auto* transcript = std::get_if<TranscriptEvent>(&event);
+  } else if (const auto* transcript = std::get_if<statemachine::TranscriptEvent>(&event);
              transcript != nullptr && transcript->final) {
     LogEvent(LOG_INFO,
              {{"EARSHOT_EVENT", "transcript"},
@@ -62,7 +62,7 @@ void LogToJournal(const Event& event) {
              : transcript->text.empty() ? "no words"
                                         : "transcribed",
              transcript->confidence);
-  } else if (const auto* command = std::get_if<CommandEvent>(&event)) {
+  } else if (const auto* command = std::get_if<statemachine::CommandEvent>(&event)) {
     LogEvent(LOG_INFO,
              {{"EARSHOT_EVENT", "command"},
               {"EARSHOT_REQUEST", std::to_string(command->request)}},
@@ -323,10 +323,10 @@ void Manager::OnWorkerNotified() {
   }
 }
 
-void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
+void Manager::Publish(const statemachine::Event& event, uint64_t monotonic_usec) {
   last_event_t_ = std::max(last_event_t_, std::visit([](const auto& e) { return e.t; }, event));
   if (json_) json_->Emit(event);
-  if (const auto* state = std::get_if<StateEvent>(&event)) {
+  if (const auto* state = std::get_if<statemachine::StateEvent>(&event)) {
     state_ = statemachine::StateFromName(state->state).value_or(state_);
     if (state_ == statemachine::State::kCommand || state_ == statemachine::State::kMuted) {
       start_pending_ = 0;
@@ -334,7 +334,7 @@ void Manager::Publish(const Event& event, uint64_t monotonic_usec) {
     NotifyStatus();
     if (bus_) BusPropertyChanged(bus_.get(), "State");
   }
-  if (const auto* transcript = std::get_if<TranscriptEvent>(&event);
+  if (const auto* transcript = std::get_if<statemachine::TranscriptEvent>(&event);
       transcript != nullptr && transcript->final && transcript->request == start_pending_) {
     start_pending_ = 0;  // its request over (one started in a request says no state)
   }

@@ -106,7 +106,7 @@ struct BusDeleter {
 using EventLoopPtr = std::unique_ptr<sd_event, EventLoopDeleter>;
 using BusPtr = std::unique_ptr<sd_bus, BusDeleter>;
 
-class Manager : private statemachine::GovernorHost {
+class Manager : private governor::GovernorHost {
  public:
   // Loads the config and the models, opens the input and the bus; errors name the cause.
   static Result<std::unique_ptr<Manager>> Create(const DaemonOptions& options);
@@ -191,20 +191,20 @@ class Manager : private statemachine::GovernorHost {
       const config::Config& config);
   Result<statemachine::PipelineModels> SetUpGovernor();
   Status StartPolling();
-  void ApplySample(const SensorSample& sample);
-  const SensorReadings& known() const { return driver_->governor().known(); }
+  void ApplySample(const governor::SensorSample& sample);
+  const governor::SensorReadings& known() const { return driver_->governor().known(); }
   void SetKeywords(const statemachine::PipelineModels& models);
-  // The driver's host (statemachine::GovernorHost): its events published, its decisions logged
+  // The driver's host (governor::GovernorHost): its events published, its decisions logged
   // and announced, its loads given the registered command sets, their models sent to the
   // pipeline; when the loader is idle, the oldest registration waiting is compiled.
-  void Emit(const Event& event) override { Publish(event, MonotonicUsec()); }
-  void Decided(const Decision& decision) override;
-  void Prepare(statemachine::ModelLoad& load) override;
+  void Emit(const statemachine::Event& event) override { Publish(event, MonotonicUsec()); }
+  void Decided(const governor::Decision& decision) override;
+  void Prepare(governor::ModelLoad& load) override;
   void Loaded(Result<statemachine::PipelineModels> models,
-              const statemachine::ModelLoad& load) override;
+              const governor::ModelLoad& load) override;
   void Idle() override;
   static int OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata);
-  void Publish(const Event& event, uint64_t monotonic_usec);
+  void Publish(const statemachine::Event& event, uint64_t monotonic_usec);
   void OnWorkerNotified();
   void Shutdown(const char* why, bool stop_input);
   void NotifyStatus();
@@ -232,11 +232,11 @@ class Manager : private statemachine::GovernorHost {
   std::string reference_description_;  // "" without --reference
   std::vector<EventSourcePtr> sources_;
   std::FILE* events_file_ = nullptr;
-  std::optional<JsonLinesSink> json_;
+  std::optional<statemachine::JsonLinesSink> json_;
 
-  std::unique_ptr<SensorPoller> sensors_;
-  std::unique_ptr<statemachine::ModelLoader> loader_;  // on a thread; signals reload_fd_
-  std::optional<statemachine::GovernorDriver> driver_;
+  std::unique_ptr<governor::SensorPoller> sensors_;
+  std::unique_ptr<governor::ModelLoader> loader_;  // on a thread; signals reload_fd_
+  std::optional<governor::GovernorDriver> driver_;
   // The keywords of the models last handed to the pipeline, and their sensitivities.
   std::shared_ptr<const kws::KeywordSet> keywords_;
   std::vector<double> sensitivities_;

@@ -50,7 +50,7 @@ struct LoadSlot {
 // joined before the result is read. A load still under way when the loader is destroyed (the
 // daemon stopping) is left to run on, detached, and LoadAbandoned() says so: a compile cannot
 // hold up SIGTERM (issue 78), and nothing waits for its result.
-class ThreadLoader : public statemachine::ModelLoader {
+class ThreadLoader : public governor::ModelLoader {
  public:
   explicit ThreadLoader(int done_fd) : done_fd_(done_fd) {}
   ~ThreadLoader() override {
@@ -64,7 +64,8 @@ class ThreadLoader : public statemachine::ModelLoader {
     load_abandoned.store(true);
     thread_.detach();
   }
-  void Start(std::shared_ptr<statemachine::ModelLibrary> library, ProfileModels sizes) override {
+  void Start(std::shared_ptr<statemachine::ModelLibrary> library,
+             statemachine::ProfileModels sizes) override {
     slot_ = std::make_shared<LoadSlot>(done_fd_);
     thread_ = std::thread([slot = slot_, library = std::move(library), sizes] {
       // Models freed since the last load (swapped out at an idle moment) go back to the system
@@ -105,17 +106,17 @@ Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
 
 // The governor and its first decision's models, loaded here (start-up loads before READY=1).
 Result<statemachine::PipelineModels> Manager::SetUpGovernor() {
-  auto gov_config = GovernorConfig::FromConfig(config_);
+  auto gov_config = governor::GovernorConfig::FromConfig(config_);
   if (!gov_config.ok()) return gov_config.error();
-  sensors_ = std::make_unique<SensorPoller>(gov_config->sysfs_root,
-                                            [fd = sensors_fd_] { SignalWakeup(fd); });
+  sensors_ = std::make_unique<governor::SensorPoller>(gov_config->sysfs_root,
+                                                      [fd = sensors_fd_] { SignalWakeup(fd); });
   auto library = MakeLibrary(config_);
   if (!library.ok()) return library.error();
-  const ProfileModels sizes =
-      gov_config->Models(gov_config->manual.value_or(Profile::kPerformance));
+  const statemachine::ProfileModels sizes =
+      gov_config->Models(gov_config->manual.value_or(governor::Profile::kPerformance));
   Result<statemachine::PipelineModels> models = (*library)->For(sizes);
   loader_ = std::make_unique<ThreadLoader>(reload_fd_);
-  statemachine::GovernorHost* host = this;  // a private base: converted here, in a member
+  governor::GovernorHost* host = this;  // a private base: converted here, in a member
   driver_.emplace(*gov_config, std::move(library).value(), sizes, host, loader_.get());
   return models;
 }
@@ -137,7 +138,8 @@ Status Manager::StartPolling() {
 int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
   auto* self = static_cast<Manager*>(userdata);
   self->sensors_->Start();
-  if (std::optional<SensorSample> sample = self->sensors_->Take()) self->ApplySample(*sample);
+  if (std::optional<governor::SensorSample> sample = self->sensors_->Take())
+    self->ApplySample(*sample);
   const auto poll_ms = static_cast<uint64_t>(self->driver_->governor().config().poll_ms);
   sd_event_source_set_time(s, usec + poll_ms * 1000);
   sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -147,12 +149,13 @@ int Manager::OnPollTimer(sd_event_source* s, uint64_t usec, void* userdata) {
 int Manager::OnSensors(sd_event_source*, int fd, uint32_t, void* userdata) {
   DrainWakeup(fd);
   auto* self = static_cast<Manager*>(userdata);
-  if (std::optional<SensorSample> sample = self->sensors_->Take()) self->ApplySample(*sample);
+  if (std::optional<governor::SensorSample> sample = self->sensors_->Take())
+    self->ApplySample(*sample);
   return 0;
 }
 
-void Manager::ApplySample(const SensorSample& sample) {
-  const SensorReadings before = known();
+void Manager::ApplySample(const governor::SensorSample& sample) {
+  const governor::SensorReadings before = known();
   driver_->ApplySample(sample, MonotonicMs());
   if (bus_ && known().battery_percent != before.battery_percent) {
     BusPropertyChanged(bus_.get(), "BatteryPercent");
@@ -163,15 +166,15 @@ void Manager::ApplySample(const SensorSample& sample) {
 }
 
 int Manager::SetProfile(const std::string& requested) {
-  Result<std::optional<Profile>> parsed = ParseProfileSetting(requested);
+  Result<std::optional<governor::Profile>> parsed = governor::ParseProfileSetting(requested);
   if (!parsed.ok()) return -EINVAL;
   driver_->SetProfile(*parsed, MonotonicMs());
   return 0;
 }
 
 // After the driver's profile event: the log and the property.
-void Manager::Decided(const Decision& decision) {
-  profile_name_ = std::string(ProfileName(decision.profile));
+void Manager::Decided(const governor::Decision& decision) {
+  profile_name_ = std::string(governor::ProfileName(decision.profile));
   Log(LOG_INFO, "profile %s (%s)", profile_name_.c_str(), decision.reason.c_str());
   if (bus_) BusPropertyChanged(bus_.get(), "Profile");
 }
@@ -216,7 +219,8 @@ int Manager::Reload() {
   auto library = cfg.ok() ? MakeLibrary(*cfg)
                           : Result<std::shared_ptr<statemachine::ModelLibrary>>(cfg.error());
   if (!library.ok()) {
-    Publish(ErrorEvent{EventTime(), "reload", library.error().message}, MonotonicUsec());
+    Publish(statemachine::ErrorEvent{EventTime(), "reload", library.error().message},
+            MonotonicUsec());
     return -EINVAL;
   }
   // The same configuration and model files: the loaded models again (For() loads nothing), so
@@ -224,8 +228,7 @@ int Manager::Reload() {
   const bool same = driver_->loading() == nullptr && driver_->library()->Serves(*cfg);
   if (same) Log(LOG_INFO, "reload: configuration and model files unchanged; keeping the models");
   // Off the loop and the audio path; after a load in progress, if any.
-  driver_->Load(statemachine::ModelLoad::Kind::kReload, 0,
-                same ? nullptr : std::move(library).value());
+  driver_->Load(governor::ModelLoad::Kind::kReload, 0, same ? nullptr : std::move(library).value());
   return 0;
 }
 
@@ -236,9 +239,8 @@ int Manager::OnReload(sd_event_source*, int fd, uint32_t, void* userdata) {
 }
 
 // A load is done (the driver holds its library and sizes now, if it succeeded).
-void Manager::Loaded(Result<statemachine::PipelineModels> models,
-                     const statemachine::ModelLoad& load) {
-  using Kind = statemachine::ModelLoad::Kind;
+void Manager::Loaded(Result<statemachine::PipelineModels> models, const governor::ModelLoad& load) {
+  using Kind = governor::ModelLoad::Kind;
   const bool reload = load.kind == Kind::kReload;
   const char* stage = reload ? "reload" : load.kind == Kind::kCommands ? "commands" : "governor";
   // A registration's error is its caller's, not an event.
@@ -246,7 +248,7 @@ void Manager::Loaded(Result<statemachine::PipelineModels> models,
   if (!models.ok()) {
     const std::string message = models.error().message + " (keeping the current models)";
     if (load.registering == 0) {
-      Publish(ErrorEvent{EventTime(), stage, message}, MonotonicUsec());
+      Publish(statemachine::ErrorEvent{EventTime(), stage, message}, MonotonicUsec());
     }
   } else {
     Log(LOG_INFO, "models %s; they take over at the next idle moment",

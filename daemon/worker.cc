@@ -123,7 +123,7 @@ void PipelineWorker::Apply(Command& command) {
 
 // Events carry stream time; the pipeline has read up to the newest frame, captured at
 // last_captured_usec_, so an event at stream time t happened (time() - t) seconds before it.
-void PipelineWorker::Emit(const Event& event) {
+void PipelineWorker::Emit(const statemachine::Event& event) {
   const double t = std::visit([](const auto& e) { return e.t; }, event);
   const double behind_s = pipeline_->time() - t;
   const auto behind_usec = static_cast<int64_t>(behind_s * 1e6);

@@ -25,11 +25,11 @@ struct PlaybackStats {
 };
 
 struct Outgoing {
-  Event event;
+  statemachine::Event event;
   uint64_t monotonic_usec = 0;  // CLOCK_MONOTONIC of the event's stream time `t`
 };
 
-class PipelineWorker final : private EventSink {
+class PipelineWorker final : private statemachine::EventSink {
  public:
   // `queue` must outlive the worker; `notify_fd` is an eventfd owned by the caller.
   PipelineWorker(FrameQueue* queue, int notify_fd);
@@ -37,7 +37,7 @@ class PipelineWorker final : private EventSink {
   PipelineWorker(const PipelineWorker&) = delete;
   PipelineWorker& operator=(const PipelineWorker&) = delete;
 
-  EventSink* sink() { return this; }
+  statemachine::EventSink* sink() { return this; }
   // Any thread, once started: an id for a request (Pipeline::NewRequestId).
   uint64_t NewRequestId() { return pipeline_->NewRequestId(); }
   // Before Start: cancel the echo of `reference` from every frame (earshotd --reference).
@@ -59,7 +59,7 @@ class PipelineWorker final : private EventSink {
   bool finished() const { return finished_; }
 
  private:
-  void Emit(const Event& event) override;
+  void Emit(const statemachine::Event& event) override;
   void Loop();
   void Apply(Command& command);
   void Notify();

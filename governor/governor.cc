@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace earshot {
+namespace earshot::governor {
 namespace {
 
 constexpr std::array<std::string_view, kProfileCount> kProfileNames = {"performance", "balanced",
@@ -85,8 +85,9 @@ Result<std::optional<Profile>> ParseProfileSetting(std::string_view text) {
   return std::optional<Profile>(*p);
 }
 
-ProfileEvent MakeProfileEvent(const Decision& decision, double t_s) {
-  return ProfileEvent{t_s, std::string(ProfileName(decision.profile)), decision.reason};
+statemachine::ProfileEvent MakeProfileEvent(const Decision& decision, double t_s) {
+  return statemachine::ProfileEvent{t_s, std::string(ProfileName(decision.profile)),
+                                    decision.reason};
 }
 
 Profile BatteryLevel(const GovernorConfig& config, Profile current, int battery_percent) {
@@ -144,13 +145,13 @@ Result<GovernorConfig> GovernorConfig::FromConfig(const config::Config& config) 
   c.sysfs_root = config.String("governor.sysfs_root");
   for (int p = 0; p < kProfileCount; ++p) {
     const std::string prefix = "governor." + std::string(kProfileNames[p]);
-    Result<KwsSize> kws =
-        ParseName<KwsSize>(prefix + "_kws", config.String(prefix + "_kws"), kKwsSizeNames);
+    Result<statemachine::KwsSize> kws = ParseName<statemachine::KwsSize>(
+        prefix + "_kws", config.String(prefix + "_kws"), statemachine::kKwsSizeNames);
     if (!kws.ok()) return kws.error();
-    Result<SttSize> stt =
-        ParseName<SttSize>(prefix + "_stt", config.String(prefix + "_stt"), kSttSizeNames);
+    Result<statemachine::SttSize> stt = ParseName<statemachine::SttSize>(
+        prefix + "_stt", config.String(prefix + "_stt"), statemachine::kSttSizeNames);
     if (!stt.ok()) return stt.error();
-    c.models[p] = ProfileModels{*kws, *stt};
+    c.models[p] = statemachine::ProfileModels{*kws, *stt};
   }
   Status s = c.Validate();
   if (!s.ok()) return s.error();
@@ -207,4 +208,4 @@ Decision Governor::SetOverride(std::optional<Profile> manual, int64_t now_ms) {
   return Apply(manual ? ManualDecision(*manual) : Automatic(), now_ms);
 }
 
-}  // namespace earshot
+}  // namespace earshot::governor

@@ -34,7 +34,7 @@
 #include "statemachine/event.h"
 #include "statemachine/model_sizes.h"
 
-namespace earshot {
+namespace earshot::governor {
 
 // In ascending order of thrift: a later profile uses less power (and compares greater).
 enum class Profile { kPerformance = 0, kBalanced = 1, kSaver = 2, kCritical = 3 };
@@ -59,12 +59,15 @@ struct GovernorConfig {
   int64_t poll_ms = 5000;           // for the caller: how often to read the sensors
   std::string sysfs_root = "/sys";  // for the caller: SensorReader's root
   // Indexed by Profile: performance, balanced, saver, critical.
-  std::array<ProfileModels, kProfileCount> models = {{{KwsSize::kLarge, SttSize::kLarge},
-                                                      {KwsSize::kLarge, SttSize::kSmall},
-                                                      {KwsSize::kSmall, SttSize::kSmall},
-                                                      {KwsSize::kSmall, SttSize::kOff}}};
+  std::array<statemachine::ProfileModels, kProfileCount> models = {
+      {{statemachine::KwsSize::kLarge, statemachine::SttSize::kLarge},
+       {statemachine::KwsSize::kLarge, statemachine::SttSize::kSmall},
+       {statemachine::KwsSize::kSmall, statemachine::SttSize::kSmall},
+       {statemachine::KwsSize::kSmall, statemachine::SttSize::kOff}}};
 
-  const ProfileModels& Models(Profile profile) const { return models[static_cast<int>(profile)]; }
+  const statemachine::ProfileModels& Models(Profile profile) const {
+    return models[static_cast<int>(profile)];
+  }
   // Explains the first impossible setting (thresholds out of order), with the options' names and
   // units.
   Status Validate() const;
@@ -80,7 +83,7 @@ struct Decision {
 };
 
 // The event of a decision at stream time `t_s` (seconds).
-ProfileEvent MakeProfileEvent(const Decision& decision, double t_s);
+statemachine::ProfileEvent MakeProfileEvent(const Decision& decision, double t_s);
 
 // The level one input asks for: `current` unless the value crossed a threshold towards thrift, or
 // came back past a threshold by the hysteresis. Pure; exposed for tests.
@@ -119,4 +122,4 @@ class Governor {
   Decision decision_;
 };
 
-}  // namespace earshot
+}  // namespace earshot::governor

@@ -2,21 +2,27 @@
 
 #include <utility>
 
-namespace earshot::statemachine {
+namespace earshot::governor {
 
-void PipelineHost::Loaded(Result<PipelineModels> models, const ModelLoad&) {
+void PipelineHost::Loaded(Result<statemachine::PipelineModels> models, const ModelLoad&) {
   if (!models.ok()) {
-    sink_->Emit(ErrorEvent{EventTime(), "governor", models.error().message});
+    sink_->Emit(statemachine::ErrorEvent{EventTime(), "governor", models.error().message});
     return;
   }
   pipeline_->SwapModels(std::move(models).value());
 }
 
-GovernorDriver::GovernorDriver(GovernorConfig config, std::shared_ptr<ModelLibrary> library,
-                               ProfileModels sizes, GovernorHost* host, ModelLoader* loader,
-                               ReadFn read)
-    : governor_(std::move(config)), library_(std::move(library)), active_(sizes), wanted_(sizes),
-      host_(host), loader_(loader), read_(std::move(read)) {}
+GovernorDriver::GovernorDriver(GovernorConfig config,
+                               std::shared_ptr<statemachine::ModelLibrary> library,
+                               statemachine::ProfileModels sizes, GovernorHost* host,
+                               ModelLoader* loader, ReadFn read)
+    : governor_(std::move(config)),
+      library_(std::move(library)),
+      active_(sizes),
+      wanted_(sizes),
+      host_(host),
+      loader_(loader),
+      read_(std::move(read)) {}
 
 void GovernorDriver::Tick(int64_t now_ms) {
   if (next_poll_ms_ && now_ms < *next_poll_ms_) return;
@@ -26,7 +32,7 @@ void GovernorDriver::Tick(int64_t now_ms) {
 
 void GovernorDriver::ApplySample(const SensorSample& sample, int64_t now_ms) {
   for (const std::string& warning : sample.warnings) {
-    host_->Emit(ErrorEvent{host_->EventTime(), "governor", warning});
+    host_->Emit(statemachine::ErrorEvent{host_->EventTime(), "governor", warning});
   }
   ApplyDecision(governor_.Update(sample.readings, now_ms));
 }
@@ -40,7 +46,7 @@ void GovernorDriver::ApplyDecision(const Decision& decision) {
   if (!decision.changed) return;
   host_->Emit(MakeProfileEvent(decision, host_->EventTime()));
   host_->Decided(decision);
-  const ProfileModels sizes = governor_.config().Models(decision.profile);
+  const statemachine::ProfileModels sizes = governor_.config().Models(decision.profile);
   if (sizes == wanted_) return;  // in use, or being loaded
   wanted_ = sizes;
   Load(ModelLoad::Kind::kGovernor);
@@ -50,7 +56,7 @@ void GovernorDriver::ApplyDecision(const Decision& decision) {
 // load for command sets alone adds nothing to one waiting: each load compiles the sets the host
 // has when it begins).
 void GovernorDriver::Load(ModelLoad::Kind kind, uint64_t registering,
-                          std::shared_ptr<ModelLibrary> library) {
+                          std::shared_ptr<statemachine::ModelLibrary> library) {
   ModelLoad load{library ? std::move(library) : library_, wanted_, kind, registering};
   if (loading_) {
     if (kind != ModelLoad::Kind::kCommands || !pending_) pending_ = std::move(load);
@@ -74,7 +80,7 @@ bool GovernorDriver::CancelCommandsLoad() {
 
 void GovernorDriver::Poll() {
   if (!loading_) return;
-  std::optional<Result<PipelineModels>> models = loader_->Take();
+  std::optional<Result<statemachine::PipelineModels>> models = loader_->Take();
   if (!models) return;
   const bool ok = models->ok();
   if (ok) {
@@ -94,4 +100,4 @@ void GovernorDriver::Poll() {
   host_->Idle();
 }
 
-}  // namespace earshot::statemachine
+}  // namespace earshot::governor

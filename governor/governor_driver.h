@@ -25,16 +25,17 @@
 #include "statemachine/model_library.h"
 #include "statemachine/pipeline.h"
 
-namespace earshot::statemachine {
+namespace earshot::governor {
 
 // Loads a library's models at some sizes.
 class ModelLoader {
  public:
   virtual ~ModelLoader() = default;
   // Begins a load; none runs (Take() has given the last one's result).
-  virtual void Start(std::shared_ptr<ModelLibrary> library, ProfileModels sizes) = 0;
+  virtual void Start(std::shared_ptr<statemachine::ModelLibrary> library,
+                     statemachine::ProfileModels sizes) = 0;
   // The result of the load begun, once it is done; nullopt while it runs or when none was begun.
-  virtual std::optional<Result<PipelineModels>> Take() = 0;
+  virtual std::optional<Result<statemachine::PipelineModels>> Take() = 0;
   // Asks the load under way to stop at its next step (its result is then an error).
   virtual void Cancel() {}
 };
@@ -42,24 +43,25 @@ class ModelLoader {
 // Loads in Start(), on the caller's thread.
 class SynchronousLoader : public ModelLoader {
  public:
-  void Start(std::shared_ptr<ModelLibrary> library, ProfileModels sizes) override {
+  void Start(std::shared_ptr<statemachine::ModelLibrary> library,
+             statemachine::ProfileModels sizes) override {
     result_.emplace(library->For(sizes));
   }
-  std::optional<Result<PipelineModels>> Take() override {
-    std::optional<Result<PipelineModels>> out = std::move(result_);
+  std::optional<Result<statemachine::PipelineModels>> Take() override {
+    std::optional<Result<statemachine::PipelineModels>> out = std::move(result_);
     result_.reset();
     return out;
   }
 
  private:
-  std::optional<Result<PipelineModels>> result_;
+  std::optional<Result<statemachine::PipelineModels>> result_;
 };
 
 // A load: the library's models at some sizes.
 struct ModelLoad {
   enum class Kind { kGovernor, kReload, kCommands };  // the governor's, or the host's
-  std::shared_ptr<ModelLibrary> library;
-  ProfileModels sizes;
+  std::shared_ptr<statemachine::ModelLibrary> library;
+  statemachine::ProfileModels sizes;
   Kind kind = Kind::kGovernor;
   uint64_t registering = 0;  // the host's tag (earshotd: the command set it compiles), or 0
 };
@@ -70,13 +72,13 @@ class GovernorHost {
   virtual ~GovernorHost() = default;
   // The stream time of the driver's events (profile, sensor errors), and their way out.
   virtual double EventTime() = 0;
-  virtual void Emit(const Event& event) = 0;
+  virtual void Emit(const statemachine::Event& event) = 0;
   // After a decision's profile event (earshotd: the log and the D-Bus property).
   virtual void Decided(const Decision&) {}
   // Before a load begins: the host may give it another library (earshotd: its command sets).
   virtual void Prepare(ModelLoad&) {}
   // A load is done: the models for the pipeline, or the error (the old models stay).
-  virtual void Loaded(Result<PipelineModels> models, const ModelLoad& load) = 0;
+  virtual void Loaded(Result<statemachine::PipelineModels> models, const ModelLoad& load) = 0;
   // The loader is idle and no load waits: the host may start one of its own.
   virtual void Idle() {}
 };
@@ -86,14 +88,15 @@ class GovernorHost {
 class PipelineHost : public GovernorHost {
  public:
   // Not owned; they must outlive the host.
-  PipelineHost(Pipeline* pipeline, EventSink* sink) : pipeline_(pipeline), sink_(sink) {}
+  PipelineHost(statemachine::Pipeline* pipeline, statemachine::EventSink* sink)
+      : pipeline_(pipeline), sink_(sink) {}
   double EventTime() override { return pipeline_->event_time(); }
-  void Emit(const Event& event) override { sink_->Emit(event); }
-  void Loaded(Result<PipelineModels> models, const ModelLoad& load) override;
+  void Emit(const statemachine::Event& event) override { sink_->Emit(event); }
+  void Loaded(Result<statemachine::PipelineModels> models, const ModelLoad& load) override;
 
  private:
-  Pipeline* pipeline_;
-  EventSink* sink_;
+  statemachine::Pipeline* pipeline_;
+  statemachine::EventSink* sink_;
 };
 
 class GovernorDriver {
@@ -103,8 +106,9 @@ class GovernorDriver {
 
   // The pipeline starts with `library`'s models at `sizes`. `host` and `loader` are not owned
   // and must outlive the driver.
-  GovernorDriver(GovernorConfig config, std::shared_ptr<ModelLibrary> library,
-                 ProfileModels sizes, GovernorHost* host, ModelLoader* loader, ReadFn read = {});
+  GovernorDriver(GovernorConfig config, std::shared_ptr<statemachine::ModelLibrary> library,
+                 statemachine::ProfileModels sizes, GovernorHost* host, ModelLoader* loader,
+                 ReadFn read = {});
 
   // Call as time goes by (per frame offline): reads the sensors when a poll is due.
   void Tick(int64_t now_ms);
@@ -116,7 +120,7 @@ class GovernorDriver {
   // A load of the host's (`kind` other than the governor's), of the models the decision in force
   // wants, from `library` (null: the library in use).
   void Load(ModelLoad::Kind kind, uint64_t registering = 0,
-            std::shared_ptr<ModelLibrary> library = nullptr);
+            std::shared_ptr<statemachine::ModelLibrary> library = nullptr);
   // Cancels the load under way when it is one of the host's for command sets (kCommands): it
   // ends as a failed load (the host's Loaded), soon; false when there was none to cancel.
   bool CancelCommandsLoad();
@@ -125,7 +129,7 @@ class GovernorDriver {
   void Poll();
 
   const Governor& governor() const { return governor_; }
-  const std::shared_ptr<ModelLibrary>& library() const { return library_; }
+  const std::shared_ptr<statemachine::ModelLibrary>& library() const { return library_; }
   // The load under way, or null.
   const ModelLoad* loading() const { return loading_ ? &*loading_ : nullptr; }
 
@@ -134,9 +138,10 @@ class GovernorDriver {
   void Start(ModelLoad load);
 
   Governor governor_;
-  std::shared_ptr<ModelLibrary> library_;  // the models in use come from it
-  ProfileModels active_;  // of the models the pipeline has (or gets at its next idle moment)
-  ProfileModels wanted_;  // of the decision in force: active, or being loaded
+  std::shared_ptr<statemachine::ModelLibrary> library_;  // the models in use come from it
+  // Of the models the pipeline has (or gets at its next idle moment).
+  statemachine::ProfileModels active_;
+  statemachine::ProfileModels wanted_;  // of the decision in force: active, or being loaded
   GovernorHost* host_;
   ModelLoader* loader_;
   ReadFn read_;
@@ -145,4 +150,4 @@ class GovernorDriver {
   std::optional<ModelLoad> pending_;  // the next load, once loader_ is done
 };
 
-}  // namespace earshot::statemachine
+}  // namespace earshot::governor

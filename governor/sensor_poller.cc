@@ -4,7 +4,7 @@
 #include <condition_variable>
 #include <mutex>
 
-namespace earshot {
+namespace earshot::governor {
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -141,4 +141,4 @@ SensorSample SensorPoller::Read() {
   return Take().value_or(SensorSample{});
 }
 
-}  // namespace earshot
+}  // namespace earshot::governor

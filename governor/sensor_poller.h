@@ -25,7 +25,7 @@
 
 #include "governor/sensors.h"
 
-namespace earshot {
+namespace earshot::governor {
 
 class SensorPoller {
  public:
@@ -60,4 +60,4 @@ class SensorPoller {
   std::set<std::string> reported_;     // warnings given, across threads: each is given once
 };
 
-}  // namespace earshot
+}  // namespace earshot::governor

@@ -7,7 +7,7 @@
 
 #include "base/read_file.h"
 
-namespace earshot {
+namespace earshot::governor {
 namespace {
 
 constexpr double kMinTempC = -40;  // as SensorReader: outside this a sensor is broken
@@ -99,8 +99,7 @@ Result<SensorTimeline> SensorTimeline::Parse(std::string_view text, std::string_
 
 Result<SensorTimeline> SensorTimeline::Load(const std::filesystem::path& path) {
   // A line per reading: a week of readings every second is some 12 MB.
-  Result<std::string> text =
-      base::ReadWholeFile(path.string(), size_t{64} << 20, "a sensor timeline");
+  Result<std::string> text = ReadWholeFile(path.string(), size_t{64} << 20, "a sensor timeline");
   if (!text.ok()) return text.error();
   return Parse(*text, path.string());
 }
@@ -112,4 +111,4 @@ SensorReadings SensorTimeline::At(double t_s) const {
   return std::prev(after)->readings;
 }
 
-}  // namespace earshot
+}  // namespace earshot::governor

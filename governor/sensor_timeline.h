@@ -21,7 +21,7 @@
 #include "base/result.h"
 #include "governor/sensors.h"
 
-namespace earshot {
+namespace earshot::governor {
 
 class SensorTimeline {
  public:
@@ -43,4 +43,4 @@ class SensorTimeline {
   std::vector<Entry> entries_;  // t_s non-decreasing
 };
 
-}  // namespace earshot
+}  // namespace earshot::governor

@@ -11,7 +11,7 @@
 
 #include "base/result.h"
 
-namespace earshot {
+namespace earshot::governor {
 namespace {
 
 namespace fs = std::filesystem;
@@ -171,4 +171,4 @@ SensorSample SensorReader::Read() {
   return sample;
 }
 
-}  // namespace earshot
+}  // namespace earshot::governor

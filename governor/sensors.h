@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace earshot {
+namespace earshot::governor {
 
 struct SensorReadings {
   std::optional<int> battery_percent;  // 0-100: the mean over the system's batteries
@@ -60,4 +60,4 @@ class SensorReader {
   std::set<std::string> reported_;  // every warning already given, so each is given once
 };
 
-}  // namespace earshot
+}  // namespace earshot::governor

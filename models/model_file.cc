@@ -172,7 +172,7 @@ Result<ModelFile> ModelFile::Load(const std::string& path, std::string_view kind
                                   FeatureKind feature_kind, const features::FrontEndConfig& front_end) {
   ModelFile m;
   m.path_ = path;
-  Result<std::string> read = base::ReadWholeFile(path, kMaxFileBytes, "a model file");
+  Result<std::string> read = ReadWholeFile(path, kMaxFileBytes, "a model file");
   if (!read.ok()) return read.error();
   m.bytes_.assign(read->begin(), read->end());
   const std::vector<uint8_t>& b = m.bytes_;

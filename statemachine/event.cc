@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-namespace earshot {
+namespace earshot::statemachine {
 namespace {
 
 std::string Quoted(std::string_view value) {
@@ -116,4 +116,4 @@ struct ToJsonVisitor {
 
 std::string ToJson(const Event& event) { return std::visit(ToJsonVisitor{}, event); }
 
-}  // namespace earshot
+}  // namespace earshot::statemachine

@@ -7,7 +7,7 @@
 #include <string>
 #include <variant>
 
-namespace earshot {
+namespace earshot::statemachine {
 
 struct SpeechStartEvent { double t = 0; };
 struct SpeechEndEvent { double t = 0; };
@@ -65,4 +65,4 @@ class EventSink {
   virtual void Emit(const Event& event) = 0;
 };
 
-}  // namespace earshot
+}  // namespace earshot::statemachine

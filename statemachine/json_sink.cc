@@ -1,6 +1,6 @@
 #include "statemachine/json_sink.h"
 
-namespace earshot {
+namespace earshot::statemachine {
 
 void JsonLinesSink::Emit(const Event& event) {
   const std::string line = ToJson(event) + "\n";
@@ -9,4 +9,4 @@ void JsonLinesSink::Emit(const Event& event) {
   std::clearerr(out_);  // a line a full pipe refused is lost; the next one is tried afresh
 }
 
-}  // namespace earshot
+}  // namespace earshot::statemachine

@@ -5,7 +5,7 @@
 
 #include "statemachine/event.h"
 
-namespace earshot {
+namespace earshot::statemachine {
 
 class JsonLinesSink final : public EventSink {
  public:
@@ -16,4 +16,4 @@ class JsonLinesSink final : public EventSink {
   std::FILE* out_;  // not owned
 };
 
-}  // namespace earshot
+}  // namespace earshot::statemachine

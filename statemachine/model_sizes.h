@@ -6,7 +6,7 @@
 #include <array>
 #include <string_view>
 
-namespace earshot {
+namespace earshot::statemachine {
 
 enum class KwsSize { kLarge, kSmall };
 enum class SttSize { kLarge, kSmall, kOff };
@@ -22,4 +22,4 @@ struct ProfileModels {
   bool operator==(const ProfileModels&) const = default;
 };
 
-}  // namespace earshot
+}  // namespace earshot::statemachine

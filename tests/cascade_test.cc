@@ -238,12 +238,12 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
   // A separate load of the bundled model stands for the small one: it is a different instance.
   ASSERT_TRUE(config.Set("kws.small_models",
                          std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm").ok());
-  auto gov_config = GovernorConfig::FromConfig(config);
+  auto gov_config = governor::GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
   auto library =
       std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{true, true});
-  auto large = library->For(gov_config->Models(Profile::kPerformance));
-  auto small = library->For(gov_config->Models(Profile::kSaver));
+  auto large = library->For(gov_config->Models(governor::Profile::kPerformance));
+  auto small = library->For(gov_config->Models(governor::Profile::kSaver));
   ASSERT_TRUE(large.ok() && small.ok());
   ASSERT_NE(large->stt, small->stt);
   ASSERT_NE(large->kws, small->kws);
@@ -252,15 +252,16 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
   auto pipeline = Pipeline::Create(config, *large, &sink);
   ASSERT_TRUE(pipeline.ok());
   auto read = [](int64_t now_ms) {
-    SensorSample sample;
+    governor::SensorSample sample;
     sample.readings.battery_percent = now_ms < 2000 ? 50 : 15;  // during the first request
     sample.readings.charging = false;
     return sample;
   };
-  PipelineHost host(pipeline->get(), &sink);
-  SynchronousLoader loader;
-  GovernorDriver driver(*gov_config, library, gov_config->Models(Profile::kPerformance), &host,
-                        &loader, read);
+  governor::PipelineHost host(pipeline->get(), &sink);
+  governor::SynchronousLoader loader;
+  governor::GovernorDriver driver(*gov_config, library,
+                                  gov_config->Models(governor::Profile::kPerformance), &host,
+                                  &loader, read);
 
   std::vector<audio::Frame> frames = ReadSample();
   const std::vector<audio::Frame> sample = frames;
@@ -300,19 +301,20 @@ TEST(GovernorDriver, AModelThatFailsToLoadKeepsTheOldOnes) {
   config::Config config = config::Config::Defaults();
   ASSERT_TRUE(config.Set("governor.profile", "saver").ok());
   ASSERT_TRUE(config.Set("kws.small_models", "/nonexistent/small.eshm").ok());
-  auto gov_config = GovernorConfig::FromConfig(config);
+  auto gov_config = governor::GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
   auto library =
       std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{true, false});
-  auto large = library->For(gov_config->Models(Profile::kPerformance));
+  auto large = library->For(gov_config->Models(governor::Profile::kPerformance));
   ASSERT_TRUE(large.ok());
   RecordingSink sink;
   auto pipeline = Pipeline::Create(config, *large, &sink);
   ASSERT_TRUE(pipeline.ok());
-  PipelineHost host(pipeline->get(), &sink);
-  SynchronousLoader loader;
-  GovernorDriver driver(*gov_config, library, gov_config->Models(Profile::kPerformance), &host,
-                        &loader, [](int64_t) { return SensorSample{}; });
+  governor::PipelineHost host(pipeline->get(), &sink);
+  governor::SynchronousLoader loader;
+  governor::GovernorDriver driver(*gov_config, library,
+                                  gov_config->Models(governor::Profile::kPerformance), &host,
+                                  &loader, [](int64_t) { return governor::SensorSample{}; });
   driver.Tick(0);
   EXPECT_EQ((*pipeline)->models().kws, large->kws);
   ASSERT_EQ(sink.Kinds(), (std::vector<std::string>{"profile", "error"}));
@@ -320,7 +322,7 @@ TEST(GovernorDriver, AModelThatFailsToLoadKeepsTheOldOnes) {
 }
 
 // A loader whose load is done when the test says so, as earshotd's loader thread's is.
-class DeferredLoader final : public ModelLoader {
+class DeferredLoader final : public governor::ModelLoader {
  public:
   void Start(std::shared_ptr<ModelLibrary> library, ProfileModels sizes) override {
     started.push_back(sizes);
@@ -338,44 +340,44 @@ class DeferredLoader final : public ModelLoader {
   std::shared_ptr<ModelLibrary> library_;
 };
 
-class RecordingHost final : public GovernorHost {
+class RecordingHost final : public governor::GovernorHost {
  public:
   double EventTime() override { return 0; }
   void Emit(const Event& event) override { events.push_back(event); }
-  void Loaded(Result<PipelineModels> models, const ModelLoad& load) override {
+  void Loaded(Result<PipelineModels> models, const governor::ModelLoad& load) override {
     loaded.emplace_back(models.ok(), load.kind);
   }
   std::vector<Event> events;
-  std::vector<std::pair<bool, ModelLoad::Kind>> loaded;
+  std::vector<std::pair<bool, governor::ModelLoad::Kind>> loaded;
 };
 
 // One load at a time: a later one waits, replacing any other waiting (but a load for command sets
 // alone, which adds nothing to one waiting); the models go to the host as each one is done.
 TEST(GovernorDriver, OneLoadAtATimeTheLatestWaiting) {
   const config::Config config = config::Config::Defaults();
-  auto gov_config = GovernorConfig::FromConfig(config);
+  auto gov_config = governor::GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
   auto library =
       std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{false, false});
   DeferredLoader loader;
   RecordingHost host;
-  GovernorDriver driver(*gov_config, library, gov_config->Models(Profile::kPerformance), &host,
-                        &loader);
-  driver.SetProfile(Profile::kSaver, 0);
+  governor::GovernorDriver driver(
+      *gov_config, library, gov_config->Models(governor::Profile::kPerformance), &host, &loader);
+  driver.SetProfile(governor::Profile::kSaver, 0);
   ASSERT_EQ(loader.started.size(), 1u);
-  driver.SetProfile(Profile::kCritical, 0);
-  driver.Load(ModelLoad::Kind::kReload);
-  driver.Load(ModelLoad::Kind::kCommands);
+  driver.SetProfile(governor::Profile::kCritical, 0);
+  driver.Load(governor::ModelLoad::Kind::kReload);
+  driver.Load(governor::ModelLoad::Kind::kCommands);
   driver.Poll();  // not done yet
   EXPECT_EQ(loader.started.size(), 1u);
   EXPECT_TRUE(host.loaded.empty());
   loader.done = true;
   driver.Poll();
   ASSERT_EQ(loader.started.size(), 2u);  // the reload, of critical's models
-  EXPECT_EQ(loader.started[1], gov_config->Models(Profile::kCritical));
+  EXPECT_EQ(loader.started[1], gov_config->Models(governor::Profile::kCritical));
   loader.done = true;
   driver.Poll();
-  using Kind = ModelLoad::Kind;
+  using Kind = governor::ModelLoad::Kind;
   EXPECT_EQ(host.loaded, (std::vector<std::pair<bool, Kind>>{{true, Kind::kGovernor},
                                                              {true, Kind::kReload}}));
   EXPECT_EQ(driver.loading(), nullptr);

@@ -2,7 +2,7 @@
 
 #include <gtest/gtest.h>
 
-namespace earshot {
+namespace earshot::statemachine {
 namespace {
 
 TEST(Event, JsonFieldsInContractOrder) {
@@ -51,4 +51,4 @@ TEST(Event, FrameTimesPrintShort) {
 }
 
 }  // namespace
-}  // namespace earshot
+}  // namespace earshot::statemachine

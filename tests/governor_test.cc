@@ -11,7 +11,7 @@
 
 #include "governor/sensor_timeline.h"
 
-namespace earshot {
+namespace earshot::governor {
 namespace {
 
 GovernorConfig NoDwell() {
@@ -21,7 +21,7 @@ GovernorConfig NoDwell() {
 }
 
 // "t profile reason" of each event the caller would emit.
-std::string Describe(const ProfileEvent& e) {
+std::string Describe(const statemachine::ProfileEvent& e) {
   char t[32];
   std::snprintf(t, sizeof t, "%g", e.t);
   return std::string(t) + " " + e.profile + " " + e.reason;
@@ -253,8 +253,12 @@ TEST(GovernorConfigTest, DefaultsOfTheOptionsTableMatchTheStruct) {
   EXPECT_EQ(c->poll_ms, d.poll_ms);
   EXPECT_EQ(c->sysfs_root, d.sysfs_root);
   EXPECT_EQ(c->models, d.models);
-  EXPECT_EQ(c->Models(Profile::kBalanced), (ProfileModels{KwsSize::kLarge, SttSize::kSmall}));
-  EXPECT_EQ(c->Models(Profile::kCritical), (ProfileModels{KwsSize::kSmall, SttSize::kOff}));
+  EXPECT_EQ(
+      c->Models(Profile::kBalanced),
+      (statemachine::ProfileModels{statemachine::KwsSize::kLarge, statemachine::SttSize::kSmall}));
+  EXPECT_EQ(
+      c->Models(Profile::kCritical),
+      (statemachine::ProfileModels{statemachine::KwsSize::kSmall, statemachine::SttSize::kOff}));
 }
 
 TEST(GovernorConfigTest, OptionsReachThePolicy) {
@@ -266,8 +270,8 @@ TEST(GovernorConfigTest, OptionsReachThePolicy) {
   Result<GovernorConfig> c = GovernorConfig::FromConfig(cfg);
   ASSERT_TRUE(c.ok()) << c.error().message;
   EXPECT_EQ(c->manual, Profile::kSaver);
-  EXPECT_EQ(c->Models(Profile::kCritical).stt, SttSize::kSmall);
-  EXPECT_EQ(c->Models(Profile::kPerformance).kws, KwsSize::kSmall);
+  EXPECT_EQ(c->Models(Profile::kCritical).stt, statemachine::SttSize::kSmall);
+  EXPECT_EQ(c->Models(Profile::kPerformance).kws, statemachine::KwsSize::kSmall);
   EXPECT_EQ(c->min_dwell_ms, 1000);
 }
 
@@ -299,16 +303,16 @@ TEST(GovernorConfigTest, ProfileSettingParses) {
     EXPECT_EQ(ParseProfileSetting(ProfileName(static_cast<Profile>(p)))->value(),
               static_cast<Profile>(p));
   }
-  EXPECT_EQ(KwsSizeName(KwsSize::kSmall), "small");
-  EXPECT_EQ(SttSizeName(SttSize::kOff), "off");
+  EXPECT_EQ(statemachine::KwsSizeName(statemachine::KwsSize::kSmall), "small");
+  EXPECT_EQ(statemachine::SttSizeName(statemachine::SttSize::kOff), "off");
 }
 
 TEST(GovernorEvent, ProfileEventCarriesProfileAndReason) {
   Decision d{Profile::kSaver, "battery 14% discharging", false, true};
   EXPECT_EQ(
-      ToJson(MakeProfileEvent(d, 12.5)),
+      statemachine::ToJson(MakeProfileEvent(d, 12.5)),
       R"({"event": "profile", "t": 12.5, "profile": "saver", "reason": "battery 14% discharging"})");
 }
 
 }  // namespace
-}  // namespace earshot
+}  // namespace earshot::governor

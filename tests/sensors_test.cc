@@ -16,7 +16,7 @@
 #include "governor/sensor_timeline.h"
 #include "tests/temp_path.h"
 
-namespace earshot {
+namespace earshot::governor {
 namespace {
 
 namespace fs = std::filesystem;
@@ -314,4 +314,4 @@ TEST(SensorTimeline, LoadsAFileAndNamesAMissingOne) {
 }
 
 }  // namespace
-}  // namespace earshot
+}  // namespace earshot::governor

@@ -44,9 +44,9 @@ Result<std::vector<audio::Frame>> ReadAll(const std::string& path, const config:
   }
 }
 
-class CountingSink final : public EventSink {
+class CountingSink final : public statemachine::EventSink {
  public:
-  void Emit(const Event&) override { ++events; }
+  void Emit(const statemachine::Event&) override { ++events; }
   int64_t events = 0;
 };
 
@@ -84,8 +84,8 @@ Result<statemachine::PipelineModels> LoadModels(const Args& args, const config::
   if (!front_end.ok()) return front_end.error();
   const std::string name = args.Option("--profile", "");
   if (name.empty()) return statemachine::PipelineModels::Load(config, *front_end, stages);
-  auto profile = ParseProfileSetting(name);  // checked by Bench
-  auto gov_config = GovernorConfig::FromConfig(config);
+  auto profile = governor::ParseProfileSetting(name);  // checked by Bench
+  auto gov_config = governor::GovernorConfig::FromConfig(config);
   if (!gov_config.ok()) return gov_config.error();
   statemachine::ModelLibrary library(config, *front_end, stages);
   return library.For(gov_config->Models(**profile));
@@ -105,7 +105,7 @@ int Bench(const Args& args) {
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   auto stages = statemachine::StageSet::Parse(args.Option("--stages", "all"));
-  auto profile = ParseProfileSetting(args.Option("--profile", "performance"));
+  auto profile = governor::ParseProfileSetting(args.Option("--profile", "performance"));
   const int repeat = ParseRepeat(args.Option("--repeat", "1"));
   std::string usage_error;
   if (!stages.ok()) {

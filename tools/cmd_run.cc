@@ -50,20 +50,20 @@ constexpr std::string_view kUsage =
 
 // Keeps a file's events until it has been read to the end, so that a file that fails halfway
 // prints nothing.
-class CollectingSink final : public EventSink {
+class CollectingSink final : public statemachine::EventSink {
  public:
-  void Emit(const Event& event) override { events.push_back(event); }
-  std::vector<Event> events;
+  void Emit(const statemachine::Event& event) override { events.push_back(event); }
+  std::vector<statemachine::Event> events;
 };
 
 // The governor of a run: its config, where readings come from, and the models it chooses among.
 struct Governed {
-  GovernorConfig config;
-  statemachine::GovernorDriver::ReadFn read;
+  governor::GovernorConfig config;
+  governor::GovernorDriver::ReadFn read;
   std::shared_ptr<statemachine::ModelLibrary> library;
   // Of the profile it starts with: governor.profile's, else performance.
-  ProfileModels StartSizes() const {
-    return config.Models(config.manual.value_or(Profile::kPerformance));
+  statemachine::ProfileModels StartSizes() const {
+    return config.Models(config.manual.value_or(governor::Profile::kPerformance));
   }
 };
 
@@ -74,7 +74,7 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
                                              statemachine::StageSet stages) {
   const std::string timeline_path = args.Option("--sensors", "");
   const std::string sysfs_root = args.Option("--sysfs-root", "");
-  Result<GovernorConfig> gov_config = GovernorConfig::FromConfig(config);
+  Result<governor::GovernorConfig> gov_config = governor::GovernorConfig::FromConfig(config);
   if (!gov_config.ok()) return gov_config.error();
   const bool sensors = args.Has("--sensors") || args.Has("--sysfs-root");
   if (!sensors && !gov_config->manual) return std::optional<Governed>();
@@ -86,26 +86,29 @@ Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Con
   Governed governed{*gov_config, nullptr,
                     std::make_shared<statemachine::ModelLibrary>(config, front_end, stages)};
   if (!sensors) {
-    governed.read = [](int64_t) { return SensorSample{}; };  // unknown: the manual profile rules
+    governed.read = [](int64_t) {
+      return governor::SensorSample{};
+    };  // unknown: the manual profile rules
   } else if (!timeline_path.empty()) {
-    Result<SensorTimeline> timeline = SensorTimeline::Load(timeline_path);
+    Result<governor::SensorTimeline> timeline = governor::SensorTimeline::Load(timeline_path);
     if (!timeline.ok()) return timeline.error();
     governed.read = [timeline = *timeline](int64_t now_ms) {
-      return SensorSample{timeline.At(static_cast<double>(now_ms) / 1000.0), {}};
+      return governor::SensorSample{timeline.At(static_cast<double>(now_ms) / 1000.0), {}};
     };
   } else {
     // A poll at its stream time, waited for; an attribute that does not answer costs a second
     // once (sensor_poller.h).
-    governed.read = [poller = std::make_shared<SensorPoller>(sysfs_root)](int64_t) {
+    governed.read = [poller = std::make_shared<governor::SensorPoller>(sysfs_root)](int64_t) {
       return poller->Read();
     };
   }
   return std::optional<Governed>(std::move(governed));
 }
 
-Result<std::vector<Event>> RunFile(const std::string& path, const config::Config& config,
-                                   const statemachine::PipelineModels& models, Governed* governed,
-                                   Playback* playback) {
+Result<std::vector<statemachine::Event>> RunFile(const std::string& path,
+                                                 const config::Config& config,
+                                                 const statemachine::PipelineModels& models,
+                                                 Governed* governed, Playback* playback) {
   Result<std::unique_ptr<audio::FileSource>> source =
       audio::FileSource::Open(path, SourceOptions(config));
   if (!source.ok()) return source.error();
@@ -113,13 +116,13 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
   // Warned once per file, on stderr at once and as an event in the file's place.
   if (std::string band = audio::BandLimitWarning(path, (*source)->info().rate); !band.empty()) {
     PrintWarning(band);
-    sink.Emit(ErrorEvent{0.0, "audio", band});
+    sink.Emit(statemachine::ErrorEvent{0.0, "audio", band});
   }
   auto pipeline = statemachine::Pipeline::Create(config, models, &sink);
   if (!pipeline.ok()) return pipeline.error();
-  statemachine::PipelineHost host(pipeline->get(), &sink);
-  statemachine::SynchronousLoader loader;
-  std::optional<statemachine::GovernorDriver> driver;
+  governor::PipelineHost host(pipeline->get(), &sink);
+  governor::SynchronousLoader loader;
+  std::optional<governor::GovernorDriver> driver;
   if (governed != nullptr) {
     driver.emplace(governed->config, governed->library, governed->StartSizes(), &host, &loader,
                    governed->read);
@@ -140,9 +143,10 @@ Result<std::vector<Event>> RunFile(const std::string& path, const config::Config
   }
   (*pipeline)->Finish();
   const audio::SourceInfo info = (*source)->info();
-  sink.events.insert(sink.events.begin(),
-                     AudioEvent{0.0, path, static_cast<double>(info.frames) / info.rate, info.rate,
-                                info.channels});
+  sink.events.insert(
+      sink.events.begin(),
+      statemachine::AudioEvent{0.0, path, static_cast<double>(info.frames) / info.rate, info.rate,
+                               info.channels});
   return std::move(sink.events);
 }
 
@@ -195,17 +199,17 @@ int Run(const Args& args) {
     playback.emplace(std::move(opened).value());
   }
 
-  JsonLinesSink sink(stdout);
-  sink.Emit(StateEvent{0.0, "idle"});
+  statemachine::JsonLinesSink sink(stdout);
+  sink.Emit(statemachine::StateEvent{0.0, "idle"});
   for (const std::string& path : files) {
-    Result<std::vector<Event>> events =
+    Result<std::vector<statemachine::Event>> events =
         RunFile(path, *cfg, *models, governor, playback ? &*playback : nullptr);
     if (!events.ok()) {
       PrintError(events.error().message);
       status = kExitRuntime;
       continue;  // the other files still run; the exit status reports the failure
     }
-    for (const Event& e : *events) sink.Emit(e);
+    for (const statemachine::Event& e : *events) sink.Emit(e);
   }
   return status;
 }

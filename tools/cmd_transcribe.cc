@@ -132,23 +132,23 @@ int ApplyProfile(const std::string& name, config::Config* cfg) {
   if (name.empty()) return kExitOk;
   std::string size = name;
   if (name != "large" && name != "small") {
-    Result<std::optional<Profile>> profile = ParseProfileSetting(name);
+    Result<std::optional<governor::Profile>> profile = governor::ParseProfileSetting(name);
     if (!profile.ok() || !profile->has_value()) {
       PrintError("transcribe: --profile " + name +
                  ": expected large, small, performance, balanced, saver or critical");
       return kExitUsage;
     }
-    Result<GovernorConfig> governor = GovernorConfig::FromConfig(*cfg);
+    Result<governor::GovernorConfig> governor = governor::GovernorConfig::FromConfig(*cfg);
     if (!governor.ok()) {
       PrintError(governor.error().message);
       return kExitRuntime;
     }
-    const SttSize stt = governor->Models(**profile).stt;
-    if (stt == SttSize::kOff) {
+    const statemachine::SttSize stt = governor->Models(**profile).stt;
+    if (stt == statemachine::SttSize::kOff) {
       PrintError("transcribe: --profile " + name + ": governor." + name + "_stt is off");
       return kExitRuntime;
     }
-    size = std::string(SttSizeName(stt));
+    size = std::string(statemachine::SttSizeName(stt));
   }
   if (Status set = cfg->Set("stt.profile", size); !set.ok()) {
     PrintError(set.error().message);

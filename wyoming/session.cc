@@ -57,18 +57,20 @@ struct Session::Stream {
 };
 
 // The pipeline's events as Wyoming events, in the stream's pending list.
-class Session::Sink final : public EventSink {
+class Session::Sink final : public statemachine::EventSink {
  public:
   explicit Sink(Stream* stream) : stream_(stream) {}
-  void Emit(const earshot::Event& event) override {
+  void Emit(const earshot::statemachine::Event& event) override {
     std::visit([this](const auto& e) { On(e); }, event);
   }
 
  private:
   int64_t Ms(double t) const { return stream_->start_ms + std::llround(t * 1000.0); }
-  void On(const SpeechStartEvent& e) { Add("voice-started", {{"timestamp", Ms(e.t)}}); }
-  void On(const SpeechEndEvent& e) { Add("voice-stopped", {{"timestamp", Ms(e.t)}}); }
-  void On(const WakeEvent& e) {
+  void On(const statemachine::SpeechStartEvent& e) {
+    Add("voice-started", {{"timestamp", Ms(e.t)}});
+  }
+  void On(const statemachine::SpeechEndEvent& e) { Add("voice-stopped", {{"timestamp", Ms(e.t)}}); }
+  void On(const statemachine::WakeEvent& e) {
     if (!stream_->wake || (stream_->names && !stream_->names->contains(e.keyword))) return;
     stream_->detected = true;
     Add("detection", {{"name", e.keyword}, {"timestamp", Ms(e.t)}});

@@ -129,8 +129,7 @@ Result<int32_t> CheckBinaryMdef(const std::string& path, const Bytes& b) {
 // The feature streams of the model's means (an s3 file: a text header to "endhdr\n", a byte-order
 // word, then the codebook, stream and density counts); nullopt if it cannot say.
 std::optional<int32_t> StreamsInMeans(const std::string& dir) {
-  Result<std::string> means =
-      base::ReadWholeFile(dir + "/means", kMaxModelFileBytes, "a means file");
+  Result<std::string> means = ReadWholeFile(dir + "/means", kMaxModelFileBytes, "a means file");
   if (!means.ok()) return std::nullopt;
   const size_t header = means->find("endhdr\n");
   if (header == std::string::npos) return std::nullopt;
@@ -146,7 +145,7 @@ std::optional<int32_t> StreamsInMeans(const std::string& dir) {
 // the rows and columns; the cluster codebook; then for every feature stream, rows of `columns`
 // bytes (4 bits each with cluster_bits 4).
 Status CheckSendump(const std::string& dir, const std::string& path, int32_t n_sen) {
-  Result<std::string> data = base::ReadWholeFile(path, kMaxModelFileBytes, "a sendump");
+  Result<std::string> data = ReadWholeFile(path, kMaxModelFileBytes, "a sendump");
   if (!data.ok()) return data.error();
   Bytes b(*data);
   if (!b.Has(0, 4)) return Cut(path, "the title", 4, b.size());
@@ -205,7 +204,7 @@ Status CheckSendump(const std::string& dir, const std::string& path, int32_t n_s
 
 Status CheckAcousticModel(const std::string& dir) {
   const std::string mdef_path = dir + "/mdef";
-  Result<std::string> mdef = base::ReadWholeFile(mdef_path, kMaxModelFileBytes, "an mdef");
+  Result<std::string> mdef = ReadWholeFile(mdef_path, kMaxModelFileBytes, "an mdef");
   if (!mdef.ok()) return mdef.error();
   if (mdef->empty()) return Error{mdef_path + ": empty file (0 bytes)"};
   Bytes b(*mdef);
@@ -217,7 +216,7 @@ Status CheckAcousticModel(const std::string& dir) {
   if (!n_sen.ok()) return n_sen.error();
   const std::string sendump = dir + "/sendump";
   // Without one, pocketsphinx reads mixture_weights, an s3 file it checks itself.
-  if (!base::RegularFileSize(sendump, "a sendump").ok()) return OkStatus();
+  if (!RegularFileSize(sendump, "a sendump").ok()) return OkStatus();
   return CheckSendump(dir, sendump, *n_sen);
 }
 

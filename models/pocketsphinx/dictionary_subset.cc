@@ -21,19 +21,19 @@ std::string_view BaseWord(std::string_view word) {
 
 Result<std::vector<DictionaryEntry>> ReadDictionaryEntries(const std::string& path,
                                                            const std::set<std::string>& words) {
-  Result<std::string> text = base::ReadWholeFile(path, kMaxDictionaryBytes, "a dictionary");
+  Result<std::string> text = ReadWholeFile(path, kMaxDictionaryBytes, "a dictionary");
   if (!text.ok()) return text.error();
   std::vector<DictionaryEntry> entries;
   std::string_view rest = *text;
   while (!rest.empty()) {
     const size_t end = rest.find('\n');
-    const std::string_view line = base::TrimSpace(rest.substr(0, end));
+    const std::string_view line = TrimSpace(rest.substr(0, end));
     rest = end == std::string_view::npos ? std::string_view() : rest.substr(end + 1);
     const size_t gap = line.find_first_of(" \t");
     if (gap == std::string_view::npos) continue;  // no phones: pocketsphinx ignores it too
     const std::string_view word = line.substr(0, gap);
     if (words.count(std::string(BaseWord(word))) == 0) continue;
-    entries.push_back({std::string(word), std::string(base::TrimSpace(line.substr(gap)))});
+    entries.push_back({std::string(word), std::string(TrimSpace(line.substr(gap)))});
   }
   return entries;
 }

@@ -60,7 +60,7 @@ Status CheckShape(const FeatParams& p) {
 }  // namespace
 
 Result<FeatParams> FeatParams::Read(const std::string& path) {
-  Result<std::string> text = base::ReadWholeFile(path, 64 << 10, "a feat.params");
+  Result<std::string> text = ReadWholeFile(path, 64 << 10, "a feat.params");
   if (!text.ok()) return text.error();
   FeatParams p;
   p.settings = kDefaults;

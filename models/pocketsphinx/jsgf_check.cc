@@ -149,7 +149,7 @@ std::optional<std::vector<std::string>> Alternatives(std::string_view body) {
 }  // namespace
 
 Result<std::string> ReadGrammarFile(const std::string& path) {
-  return base::ReadWholeFile(path, size_t{16} << 20, "a grammar");
+  return ReadWholeFile(path, size_t{16} << 20, "a grammar");
 }
 
 Status CheckJsgfStatements(std::string_view text) {

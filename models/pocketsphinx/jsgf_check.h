@@ -18,7 +18,7 @@ namespace earshot::stt {
 // `grammar NAME;`, `import <NAME>;` or a rule `[public] <NAME> = ...;`, and end in ';'.
 Status CheckJsgfStatements(std::string_view text);
 
-// A grammar file's text (base::ReadWholeFile, bounded at 16 MB): its errors name the file.
+// A grammar file's text (ReadWholeFile, bounded at 16 MB): its errors name the file.
 Result<std::string> ReadGrammarFile(const std::string& path);
 
 // The words of a grammar whose one rule is public and says one of them ("yes | no | up", in

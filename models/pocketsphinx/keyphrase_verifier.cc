@@ -120,7 +120,7 @@ Result<std::shared_ptr<const KeyphraseVerifier>> KeyphraseVerifier::Load(
     const std::vector<std::string>& phones, std::vector<ConfidenceTerms> terms) {
   terms.resize(phones.size());
   if (Status files = CheckAcousticModel(acoustic_model); !files.ok()) return files.error();
-  Result<uint64_t> size = base::RegularFileSize(dictionary, "a dictionary");
+  Result<uint64_t> size = RegularFileSize(dictionary, "a dictionary");
   if (!size.ok()) return size.error();
   // Every detection kept (the threshold is ours, after it); each candidate's audio normalised by
   // its own cepstral mean, as a short command is; pocketsphinx's silence removal off, as for the

@@ -479,7 +479,7 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
   }
   if (!Exists(c.dictionary, false)) return Error{c.dictionary + ": dictionary not found"};
   // pocketsphinx takes an empty one, and hears nothing but its fillers.
-  Result<uint64_t> dictionary = base::RegularFileSize(c.dictionary, "a dictionary");
+  Result<uint64_t> dictionary = RegularFileSize(c.dictionary, "a dictionary");
   if (!dictionary.ok()) return dictionary.error();
   if (*dictionary == 0) return Error{c.dictionary + ": empty dictionary (0 bytes): no words"};
   if (use_lm && !Exists(c.language_model, false)) {

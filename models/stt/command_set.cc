@@ -187,7 +187,7 @@ Result<SlotList> ParseSlotLine(std::string_view rest, const std::string& source,
   const size_t eq = rest.find('=');
   if (eq == std::string_view::npos) return Error{where + ": expected 'slot NAME = a | b'"};
   SlotList list;
-  list.name = std::string(base::TrimSpace(rest.substr(0, eq)));
+  list.name = std::string(TrimSpace(rest.substr(0, eq)));
   list.line = line;
   if (Status s = CheckName(list.name, "a slot name"); !s.ok()) {
     return Error{where + ": " + s.error().message};
@@ -195,7 +195,7 @@ Result<SlotList> ParseSlotLine(std::string_view rest, const std::string& source,
   std::string_view values = rest.substr(eq + 1);
   for (;;) {
     const size_t bar = std::min(values.find('|'), values.size());
-    std::string_view item = base::TrimSpace(values.substr(0, bar));
+    std::string_view item = TrimSpace(values.substr(0, bar));
     SlotValue v;
     const size_t colon = item.find(':');
     v.spoken = SplitWhitespace(Lower(item.substr(0, std::min(colon, item.size()))));
@@ -209,8 +209,7 @@ Result<SlotList> ParseSlotLine(std::string_view rest, const std::string& source,
         return Error{where + ": slot " + list.name + ": '" + w + "' is not a word"};
       }
     }
-    v.value =
-        colon == std::string_view::npos ? "" : std::string(base::TrimSpace(item.substr(colon + 1)));
+    v.value = colon == std::string_view::npos ? "" : std::string(TrimSpace(item.substr(colon + 1)));
     if (colon == std::string_view::npos) {
       for (const std::string& w : v.spoken) v.value += (v.value.empty() ? "" : " ") + w;
     }
@@ -242,7 +241,7 @@ void CollectWords(const TemplateNode& node, const CommandSet& set,
 
 // One line of the set: `set`, `slot`, `intent` or (indented) a template of the last intent.
 Status ParseLine(std::string_view raw, int line, CommandSet& set, std::set<std::string>& intents) {
-  const std::string_view text = base::TrimSpace(raw.substr(0, std::min(raw.find('#'), raw.size())));
+  const std::string_view text = TrimSpace(raw.substr(0, std::min(raw.find('#'), raw.size())));
   if (text.empty()) return OkStatus();
   const auto where = [&] { return Where(set.source, line); };
   if (std::isspace(static_cast<unsigned char>(raw.front()))) {
@@ -254,7 +253,7 @@ Status ParseLine(std::string_view raw, int line, CommandSet& set, std::set<std::
   }
   const size_t space = std::min(text.find_first_of(" \t"), text.size());
   const std::string_view keyword = text.substr(0, space);
-  const std::string_view rest = base::TrimSpace(text.substr(space));
+  const std::string_view rest = TrimSpace(text.substr(space));
   if (keyword == "slot") {
     Result<SlotList> list = ParseSlotLine(rest, set.source, line);
     if (!list.ok()) return list.error();
@@ -397,7 +396,7 @@ Status CheckName(std::string_view name, std::string_view what) {
 }
 
 Result<CommandSet> ReadCommandSetFile(const std::string& path) {
-  Result<std::string> text = base::ReadWholeFile(path, kMaxCommandSetBytes, "a command set");
+  Result<std::string> text = ReadWholeFile(path, kMaxCommandSetBytes, "a command set");
   if (!text.ok()) return text.error();
   std::string name = path.substr(path.find_last_of('/') + 1);
   name = name.substr(0, name.find('.'));

@@ -43,7 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   (void)earshot::options::BindKeywords(config.value());
   (void)earshot::options::BindStt(config.value());
   (void)earshot::statemachine::EndpointConfig::FromConfig(config.value());
-  (void)earshot::GovernorConfig::FromConfig(config.value());
+  (void)earshot::governor::GovernorConfig::FromConfig(config.value());
   (void)config.value().ToToml();
   RunFrontEnd(config.value());
   return 0;

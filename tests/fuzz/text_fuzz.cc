@@ -14,7 +14,7 @@
 namespace {
 
 void RunTimeline(std::string_view text) {
-  auto timeline = earshot::SensorTimeline::Parse(text, "fuzz");
+  auto timeline = earshot::governor::SensorTimeline::Parse(text, "fuzz");
   if (!timeline.ok()) return;
   for (double t : {-1.0, 0.0, 0.5, 1e9}) (void)timeline.value().At(t);
 }
