@@ -26,8 +26,8 @@ const std::vector<int16_t>& Command() {
 }
 
 void BM_CommandClassifier(benchmark::State& state) {
-  auto model = CommandModel::Load(kSource + "/models/commands/commands.eshm",
-                                  kSource + "/models/embedding/speech_embedding.eshm");
+  auto model = commands::CommandModel::Load(kSource + "/models/commands/commands.eshm",
+                                            kSource + "/models/embedding/speech_embedding.eshm");
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
   for (auto _ : state) benchmark::DoNotOptimize((*model)->LogProbs(Command()));
 }
@@ -41,7 +41,7 @@ void Decode(benchmark::State& state, const char* command_model) {
   }
   auto config = options::BindStt(cfg);
   if (!config.ok()) return state.SkipWithError(config.error().message.c_str());
-  auto model = LoadModel(*config);
+  auto model = stt_factory::LoadModel(*config);
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
   auto session = (*model)->NewSession();
   const std::vector<int16_t>& x = Command();

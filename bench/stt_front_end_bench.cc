@@ -40,7 +40,7 @@ void Rate(benchmark::State& state) {  // "frames" per second of CPU, inverted: s
 }
 
 void BM_Cepstra_Earshot(benchmark::State& state) {
-  auto cepstra = SphinxCepstra::FromFeatParams(kFeatParams);
+  auto cepstra = pocketsphinx::SphinxCepstra::FromFeatParams(kFeatParams);
   if (!cepstra.ok()) return state.SkipWithError(cepstra.error().message.c_str());
   std::vector<float> out;
   out.reserve(64);

@@ -22,7 +22,8 @@ const std::vector<int16_t>& Window() {
         audio::ReadFile(std::string(EARSHOT_SOURCE_DIR) + "/tools/samples/three_keywords.flac");
     if (!samples.ok()) return std::vector<int16_t>();
     constexpr size_t kFrom = 4800 * 16;  // 4.8 s (16 samples a ms): snowboy's window
-    constexpr size_t kLength = (kVerifyFramesBefore + kVerifyFramesAfter + 1) * 160;
+    constexpr size_t kLength =
+        (pocketsphinx::kVerifyFramesBefore + pocketsphinx::kVerifyFramesAfter + 1) * 160;
     if (samples->size() < kFrom + kLength) return std::vector<int16_t>();
     return std::vector<int16_t>(samples->begin() + kFrom, samples->begin() + kFrom + kLength);
   }();
@@ -31,8 +32,8 @@ const std::vector<int16_t>& Window() {
 
 void BM_Verifier_Score(benchmark::State& state) {
   const SttConfig debian;  // the Debian package's model files
-  auto verifier =
-      KeyphraseVerifier::Load(debian.acoustic_model, debian.dictionary, {"S N OW B OY"});
+  auto verifier = pocketsphinx::KeyphraseVerifier::Load(debian.acoustic_model, debian.dictionary,
+                                                        {"S N OW B OY"});
   if (!verifier.ok()) return state.SkipWithError(verifier.error().message.c_str());
   if (Window().empty()) return state.SkipWithError("no sample window");
   for (auto _ : state) benchmark::DoNotOptimize((*verifier)->Score(0, Window()));
@@ -41,12 +42,12 @@ BENCHMARK(BM_Verifier_Score)->Unit(benchmark::kMillisecond);
 
 void BM_Verifier_ScoreNarrowband(benchmark::State& state) {
   const SttConfig debian;
-  auto verifier =
-      KeyphraseVerifier::Load(debian.acoustic_model, debian.dictionary, {"S N OW B OY"});
+  auto verifier = pocketsphinx::KeyphraseVerifier::Load(debian.acoustic_model, debian.dictionary,
+                                                        {"S N OW B OY"});
   if (!verifier.ok()) return state.SkipWithError(verifier.error().message.c_str());
   if (Window().empty()) return state.SkipWithError("no sample window");
   std::vector<int16_t> low;
-  TelephoneBand(Window(), low);
+  pocketsphinx::TelephoneBand(Window(), low);
   for (auto _ : state) benchmark::DoNotOptimize((*verifier)->Score(0, low));
 }
 BENCHMARK(BM_Verifier_ScoreNarrowband)->Unit(benchmark::kMillisecond);
@@ -55,7 +56,7 @@ void BM_Verifier_TelephoneBand(benchmark::State& state) {
   if (Window().empty()) return state.SkipWithError("no sample window");
   std::vector<int16_t> low;
   for (auto _ : state) {
-    TelephoneBand(Window(), low);
+    pocketsphinx::TelephoneBand(Window(), low);
     benchmark::DoNotOptimize(low.data());
   }
 }
@@ -63,7 +64,7 @@ BENCHMARK(BM_Verifier_TelephoneBand)->Unit(benchmark::kMillisecond);
 
 void BM_Verifier_HighBandCheck(benchmark::State& state) {
   if (Window().empty()) return state.SkipWithError("no sample window");
-  for (auto _ : state) benchmark::DoNotOptimize(HighBandIsEmpty(Window()));
+  for (auto _ : state) benchmark::DoNotOptimize(pocketsphinx::HighBandIsEmpty(Window()));
 }
 BENCHMARK(BM_Verifier_HighBandCheck)->Unit(benchmark::kMillisecond);
 
@@ -72,7 +73,7 @@ void BM_Verifier_HighBandFloor(benchmark::State& state) {
   std::vector<int16_t> copy;
   for (auto _ : state) {
     copy = Window();
-    AddHighBandFloor(copy);
+    pocketsphinx::AddHighBandFloor(copy);
     benchmark::DoNotOptimize(copy.data());
   }
 }

@@ -109,14 +109,14 @@ Result<std::shared_ptr<const kws::KwsModel>> ModelLibrary::KeywordModel(const st
   return model;
 }
 
-Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
+Result<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>> LoadKeywordVerifier(
     const config::Config& config, const kws::KeywordSet& set) {
   std::vector<std::string> phones;
-  std::vector<stt::ConfidenceTerms> terms;
+  std::vector<pocketsphinx::ConfidenceTerms> terms;
   for (const kws::Keyword& keyword : set.keywords()) {
     const std::optional<kws::KwsVerify>& verify = keyword.model->verify();
     phones.push_back(verify ? verify->phones : "");
-    stt::ConfidenceTerms t;  // the verifier's defaults, where the model states none
+    pocketsphinx::ConfidenceTerms t;  // the verifier's defaults, where the model states none
     if (verify) {
       if (verify->run_weight_milli) t.run_weight = *verify->run_weight_milli / 1000.0;
       t.run_offset = verify->run_offset_milli / 1000.0;
@@ -125,19 +125,21 @@ Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
     terms.push_back(t);
   }
   if (std::ranges::all_of(phones, [](const std::string& p) { return p.empty(); })) {
-    return std::shared_ptr<const stt::KeyphraseVerifier>();
+    return std::shared_ptr<const pocketsphinx::KeyphraseVerifier>();
   }
   Result<stt::SttConfig> stt_config = options::BindStt(config);
   if (!stt_config.ok()) return stt_config.error();
-  auto verifier = stt::KeyphraseVerifier::Load(stt_config->acoustic_model, stt_config->dictionary,
-                                               phones, std::move(terms));
+  auto verifier = pocketsphinx::KeyphraseVerifier::Load(
+      stt_config->acoustic_model, stt_config->dictionary, phones, std::move(terms));
   if (!verifier.ok()) return Error{"kws: a keyword's second stage: " + verifier.error().message};
   return verifier;
 }
 
 // The second stage of the keywords of size `size` (loaded before) whose models ask for one.
-Result<std::shared_ptr<const stt::KeyphraseVerifier>> ModelLibrary::Verifier(KwsSize size) {
-  std::shared_ptr<const stt::KeyphraseVerifier>& slot = verifiers_[static_cast<size_t>(size)];
+Result<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>> ModelLibrary::Verifier(
+    KwsSize size) {
+  std::shared_ptr<const pocketsphinx::KeyphraseVerifier>& slot =
+      verifiers_[static_cast<size_t>(size)];
   if (slot) return slot;
   auto verifier = LoadKeywordVerifier(config_, *kws_[static_cast<size_t>(size)]);
   if (!verifier.ok() || !*verifier) return verifier;
@@ -161,7 +163,7 @@ Result<std::shared_ptr<const stt::SttModel>> ModelLibrary::Speech(SttSize size,
     stt_config->command_sets.insert(stt_config->command_sets.end(), command_sets_.begin(),
                                     command_sets_.end());
   }
-  auto model = stt::LoadModel(*stt_config, cancel);
+  auto model = stt_factory::LoadModel(*stt_config, cancel);
   if (!model.ok()) return model.error();
   for (const std::string* path : {&stt_config->acoustic_model, &stt_config->language_model,
                                   &stt_config->dictionary, &stt_config->grammar,

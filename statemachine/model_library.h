@@ -27,7 +27,7 @@ namespace earshot::statemachine {
 
 // The second stage of the keywords of `set` whose models ask for one (kws_verify), on the
 // acoustic model and dictionary the config's stt options name; null if none asks for one.
-Result<std::shared_ptr<const stt::KeyphraseVerifier>> LoadKeywordVerifier(
+Result<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>> LoadKeywordVerifier(
     const config::Config& config, const kws::KeywordSet& set);
 
 class ModelLibrary {
@@ -67,7 +67,7 @@ class ModelLibrary {
 
   Result<std::shared_ptr<const kws::KeywordSet>> Keywords(KwsSize size);
   Result<std::shared_ptr<const kws::KwsModel>> KeywordModel(const std::string& path);
-  Result<std::shared_ptr<const stt::KeyphraseVerifier>> Verifier(KwsSize size);
+  Result<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>> Verifier(KwsSize size);
   Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size, const CancelFlag* cancel);
 
   config::Config config_;
@@ -77,7 +77,7 @@ class ModelLibrary {
   std::optional<std::vector<kws::KeywordSpec>> keyword_specs_;
   std::array<std::shared_ptr<const kws::KeywordSet>, 2> kws_;  // by KwsSize
   std::map<std::string, std::shared_ptr<const kws::KwsModel>> kws_files_;  // by path
-  std::array<std::shared_ptr<const stt::KeyphraseVerifier>, 2> verifiers_;  // by KwsSize
+  std::array<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>, 2> verifiers_;  // by KwsSize
   std::array<std::shared_ptr<const stt::SttModel>, 2> stt_;  // large, small
   std::vector<FileStamp> stamps_;  // every file loaded
   std::vector<stt::CommandSet> command_sets_;  // registered at run time

@@ -81,7 +81,7 @@ Pipeline::Pipeline(std::unique_ptr<features::FrontEnd> front_end, PipelineModels
       // The pre-roll, or what a keyword's second stage reads before a candidate's end (the
       // candidate found at most max_hold_frames after it), if longer; the VAD's delay after it.
       ring_(std::max(settings.preroll_frames,
-                     stt::kVerifyFramesBefore + settings.kws.max_hold_frames) +
+                     pocketsphinx::kVerifyFramesBefore + settings.kws.max_hold_frames) +
                 VadDelayFrames(*models_.vad, settings.vad),
             front_end_->config().mel_bands),
       vad_(models_.vad, settings.vad),

@@ -62,7 +62,7 @@ struct PipelineModels {
   std::shared_ptr<const kws::KeywordSet> kws;  // null when the keyword stage is off
   // The second stage of the keywords whose models ask for one (kws_verify), by keyword index;
   // null when none does.
-  std::shared_ptr<const stt::KeyphraseVerifier> verifier;
+  std::shared_ptr<const pocketsphinx::KeyphraseVerifier> verifier;
   // Each keyword's sensitivity (0 .. 1) by its index in `kws`: the config's, or as SetSensitivity
   // left it; a missing one is kws::kDefaultSensitivity.
   std::vector<double> sensitivities;

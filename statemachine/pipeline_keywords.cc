@@ -35,7 +35,8 @@ void Pipeline::MakeKeywordStage() {
   wakes_.reserve(keywords.size());
   // The window a candidate is checked on (KeyphraseVerifier::Confidence), so that no check
   // allocates.
-  const int window_frames = stt::kVerifyFramesBefore + stt::kVerifyFramesAfter + 1;
+  const int window_frames =
+      pocketsphinx::kVerifyFramesBefore + pocketsphinx::kVerifyFramesAfter + 1;
   verify_samples_.reserve(static_cast<size_t>(window_frames) * audio::kFrameSamples);
 }
 

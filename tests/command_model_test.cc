@@ -16,7 +16,7 @@
 #include "tests/model_writer.h"
 #include "tests/read_samples.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 namespace {
 
 using testing_util::FromEnv;
@@ -245,16 +245,16 @@ TEST(CommandWindow, TheVoicedSpanIsWithin40dBOfTheLoudestHop) {
 }
 
 // A decoder that gives one result, whatever it hears.
-class FixedDecoder final : public SttModel {
+class FixedDecoder final : public stt::SttModel {
  public:
-  explicit FixedDecoder(SttResult result) : result_(std::move(result)) {}
-  std::unique_ptr<SttSession> NewSession() const override {
-    struct Session final : SttSession {
-      SttResult result;
+  explicit FixedDecoder(stt::SttResult result) : result_(std::move(result)) {}
+  std::unique_ptr<stt::SttSession> NewSession() const override {
+    struct Session final : stt::SttSession {
+      stt::SttResult result;
       Status Begin() override { return OkStatus(); }
       Status Feed(std::span<const int16_t>) override { return OkStatus(); }
       std::string Partial() override { return ""; }
-      Result<SttResult> End() override { return result; }
+      Result<stt::SttResult> End() override { return result; }
     };
     auto session = std::make_unique<Session>();
     session->result = result_;
@@ -262,7 +262,7 @@ class FixedDecoder final : public SttModel {
   }
 
  private:
-  SttResult result_;
+  stt::SttResult result_;
 };
 
 // A classifier of yes, no and the other word dog whose log-probabilities are `log_probs` (to
@@ -277,22 +277,22 @@ std::shared_ptr<const CommandModel> BiasClassifier(const std::vector<float>& log
 }
 
 // `model`'s session over `samples`.
-SttResult Decoded(const SttModel& model, const std::vector<int16_t>& samples) {
+stt::SttResult Decoded(const stt::SttModel& model, const std::vector<int16_t>& samples) {
   auto session = model.NewSession();
   EXPECT_TRUE(session->Begin().ok());
   EXPECT_TRUE(session->Feed(samples).ok());
-  Result<SttResult> result = session->End();
+  Result<stt::SttResult> result = session->End();
   EXPECT_TRUE(result.ok());
   return *result;
 }
 
 // `words_alone`: the command words alone hear this (none: no such decoder).
-SttResult Fused(const SttResult& decoder, std::vector<float> biases, double bonus, double rescue,
-                const std::vector<int16_t>& samples,
-                std::optional<std::string> words_alone = std::nullopt) {
-  std::shared_ptr<const SttModel> alone;
+stt::SttResult Fused(const stt::SttResult& decoder, std::vector<float> biases, double bonus,
+                     double rescue, const std::vector<int16_t>& samples,
+                     std::optional<std::string> words_alone = std::nullopt) {
+  std::shared_ptr<const stt::SttModel> alone;
   if (words_alone) {
-    alone = std::make_shared<FixedDecoder>(SttResult{*words_alone, 1, {}, false, {}});
+    alone = std::make_shared<FixedDecoder>(stt::SttResult{*words_alone, 1, {}, false, {}});
   }
   const CommandFusionModel model(std::make_shared<FixedDecoder>(decoder),
                                  BiasClassifier(std::move(biases)), bonus, rescue, alone);
@@ -302,18 +302,18 @@ SttResult Fused(const SttResult& decoder, std::vector<float> biases, double bonu
 TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
   std::vector<int16_t> word(16000, 1);  // 0.3 s of voice in a second
   for (size_t i = 4800; i < 9600; ++i) word[i] = static_cast<int16_t>(i % 2 ? 3000 : -3000);
-  const SttResult yes{"yes", 1, {SttWord{"yes", 0.3, 0.6}}, false, {}};
-  const SttResult rejected{"", 0, {}, true, {}};
+  const stt::SttResult yes{"yes", 1, {stt::SttWord{"yes", 0.3, 0.6}}, false, {}};
+  const stt::SttResult rejected{"", 0, {}, true, {}};
   // "dog" at 0.7 over "yes" at 0.2 e^1 = 0.54: rejected; at bonus 2, 0.2 e^2 = 1.48: yes.
   const std::vector<float> dog = {std::log(0.2F), std::log(0.1F), std::log(0.7F)};
-  const SttResult other = Fused(yes, dog, 1.0, 1.0, word);
+  const stt::SttResult other = Fused(yes, dog, 1.0, 1.0, word);
   EXPECT_TRUE(other.rejected);
   EXPECT_EQ(other.text, "");
   EXPECT_TRUE(other.words.empty());
   EXPECT_EQ(Fused(yes, dog, 2.0, 1.0, word).text, "yes");
   // Rejected by the decoder, "yes" at 0.9: a command at rescue 0.8, timed by its voice; not at 1.
   const std::vector<float> sure = {std::log(0.9F), std::log(0.05F), std::log(0.05F)};
-  const SttResult rescued = Fused(rejected, sure, 1.5, 0.8, word);
+  const stt::SttResult rescued = Fused(rejected, sure, 1.5, 0.8, word);
   EXPECT_FALSE(rescued.rejected);
   EXPECT_EQ(rescued.text, "yes");
   ASSERT_EQ(rescued.words.size(), 1u);
@@ -331,9 +331,9 @@ TEST(CommandFusion, ASessionRejectsAnotherWordAndRescuesAConfidentCommand) {
 TEST(CommandFusion, AHalfSureRescueNeedsTheWordsAloneToAgree) {
   std::vector<int16_t> word(16000, 1);
   for (size_t i = 4800; i < 9600; ++i) word[i] = static_cast<int16_t>(i % 2 ? 3000 : -3000);
-  const SttResult rejected{"", 0, {}, true, {}};
+  const stt::SttResult rejected{"", 0, {}, true, {}};
   const std::vector<float> half = {std::log(0.5F), std::log(0.3F), std::log(0.2F)};  // yes 0.5
-  const SttResult agreed = Fused(rejected, half, 1.5, 0.8, word, "yes");
+  const stt::SttResult agreed = Fused(rejected, half, 1.5, 0.8, word, "yes");
   EXPECT_FALSE(agreed.rejected);
   EXPECT_EQ(agreed.text, "yes");
   EXPECT_NEAR(agreed.confidence, 0.5, 3e-3);
@@ -377,15 +377,16 @@ TEST(CommandWindow, SplitAtPausesPartsWordsSaidApart) {
 }
 
 TEST(CommandSequence, WordsSaidApartAreTheClassifiersWhenASetSaysThem) {
-  Result<CommandSet> set = ParseCommandSet("pair", "intent pair\n  yes (yes | no)\n", "pair");
+  Result<stt::CommandSet> set =
+      stt::ParseCommandSet("pair", "intent pair\n  yes (yes | no)\n", "pair");
   ASSERT_TRUE(set.ok()) << set.error().message;
-  const CommandGrammar grammar({*set});
+  const stt::CommandGrammar grammar({*set});
   // Every piece is "yes" at 0.9, 0.9 / 0.95 among the set's words yes and no (the classifier's
   // probabilities are its biases; dog is no word of the set).
   const auto classifier =
       BiasClassifier({std::log(0.9F), std::log(0.05F), std::log(0.05F)});
   const std::vector<int16_t> two = Bursts(16000, 1, {{1600, 3200}, {8000, 1600}});
-  const std::optional<SttResult> heard = WordsApart(*classifier, grammar, two, 0.8);
+  const std::optional<stt::SttResult> heard = WordsApart(*classifier, grammar, two, 0.8);
   ASSERT_TRUE(heard.has_value());
   EXPECT_EQ(heard->text, "yes yes");
   EXPECT_FALSE(heard->rejected);
@@ -400,27 +401,28 @@ TEST(CommandSequence, WordsSaidApartAreTheClassifiersWhenASetSaysThem) {
   EXPECT_FALSE(WordsApart(*classifier, grammar, one, 0.8).has_value());  // "yes": no set says it
   // One word alone is the decoder's, even where a set says it: among a set's few words the
   // classifier's most probable is always probable, so only the decoder can reject it.
-  Result<CommandSet> single = ParseCommandSet("single", "intent single\n  (yes | no)\n", "single");
+  Result<stt::CommandSet> single =
+      stt::ParseCommandSet("single", "intent single\n  (yes | no)\n", "single");
   ASSERT_TRUE(single.ok()) << single.error().message;
-  EXPECT_FALSE(WordsApart(*classifier, CommandGrammar({*single}), one, 0.8).has_value());
+  EXPECT_FALSE(WordsApart(*classifier, stt::CommandGrammar({*single}), one, 0.8).has_value());
   const std::vector<int16_t> long_word = Bursts(40000, 1, {{1600, 20000}, {30000, 1600}});
   EXPECT_FALSE(WordsApart(*classifier, grammar, long_word, 0.8).has_value());  // over a second
   // In a session it takes the place of the decoder's result; where it hears nothing the set
   // says, the decoder's result stands.
-  const SttResult rejected{"", 0, {}, true, {}};
+  const stt::SttResult rejected{"", 0, {}, true, {}};
   const CommandSequenceModel model(std::make_shared<FixedDecoder>(rejected), classifier,
-                                   std::make_shared<const CommandGrammar>(grammar), 0.8);
+                                   std::make_shared<const stt::CommandGrammar>(grammar), 0.8);
   EXPECT_EQ(Decoded(model, two).text, "yes yes");
   EXPECT_TRUE(Decoded(model, one).rejected);
 }
 
 TEST(CommandSequence, UnknownWordIsTheFirstWordTheClassifierDoesNotKnow) {
   const auto classifier = BiasClassifier({0.0F, 0.0F, 0.0F});  // yes, no; dog
-  Result<CommandSet> known = ParseCommandSet("k", "intent k\n  (yes | dog) no\n", "k");
-  Result<CommandSet> cat = ParseCommandSet("c", "intent c\n  yes cat\n", "c");
+  Result<stt::CommandSet> known = stt::ParseCommandSet("k", "intent k\n  (yes | dog) no\n", "k");
+  Result<stt::CommandSet> cat = stt::ParseCommandSet("c", "intent c\n  yes cat\n", "c");
   ASSERT_TRUE(known.ok() && cat.ok());
-  EXPECT_EQ(UnknownWord(*classifier, CommandGrammar({*known})), std::nullopt);
-  EXPECT_EQ(UnknownWord(*classifier, CommandGrammar({*known, *cat})), "cat");
+  EXPECT_EQ(UnknownWord(*classifier, stt::CommandGrammar({*known})), std::nullopt);
+  EXPECT_EQ(UnknownWord(*classifier, stt::CommandGrammar({*known, *cat})), "cat");
 }
 
 TEST(CommandModel, MatchesTheTrainingScript) {
@@ -459,4 +461,4 @@ TEST(CommandModel, MatchesTheTrainingScript) {
 }
 
 }  // namespace
-}  // namespace earshot::stt
+}  // namespace earshot::commands

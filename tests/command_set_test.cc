@@ -168,22 +168,22 @@ TEST(CommandSet, LimitsNames) {
 }
 
 TEST(EspeakPronounce, MapsEspeakPhonemesToTheModelsPhones) {
-  Result<std::string> phones = MapEspeakPhonemes("k_'I_tS_@_n");
+  Result<std::string> phones = pocketsphinx::MapEspeakPhonemes("k_'I_tS_@_n");
   ASSERT_TRUE(phones.ok()) << phones.error().message;
   EXPECT_EQ(*phones, "K IH CH AH N");
-  Result<std::string> unknown = MapEspeakPhonemes("k_'Q_n");
+  Result<std::string> unknown = pocketsphinx::MapEspeakPhonemes("k_'Q_n");
   ASSERT_FALSE(unknown.ok());
   EXPECT_NE(unknown.error().message.find("'Q'"), std::string::npos);
 }
 
 TEST(EspeakPronounce, PronouncesAWordTheDictionaryLacks) {
-  Result<std::string> phones = EspeakPronunciation("earshot");
+  Result<std::string> phones = pocketsphinx::EspeakPronunciation("earshot");
   if (!phones.ok() && phones.error().message.find("could not be run") != std::string::npos) {
     GTEST_SKIP() << "no espeak-ng: " << phones.error().message;
   }
   ASSERT_TRUE(phones.ok()) << phones.error().message;
   EXPECT_EQ(*phones, "IH R SH AA T");
-  EXPECT_FALSE(EspeakPronunciation("two words").ok());
+  EXPECT_FALSE(pocketsphinx::EspeakPronunciation("two words").ok());
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   if (!std::filesystem::exists(clip)) GTEST_SKIP() << "no shared data at " << kData;
   auto config = ConfigWith({{"stt.commands", kTen}, {"stt.command_model", "none"}});
   ASSERT_TRUE(config.ok()) << config.error().message;
-  auto decoder = PocketsphinxModel::Load(*config);
+  auto decoder = pocketsphinx::PocketsphinxModel::Load(*config);
   ASSERT_TRUE(decoder.ok()) << decoder.error().message;
   const std::shared_ptr<const SttModel> alone = (*decoder)->WordsAlone();
   ASSERT_NE(alone, nullptr);
@@ -109,7 +109,7 @@ TEST(CommandSets, TheOneWordCommandsAloneAreASecondOpinion) {
   auto questions_config =
       ConfigWith({{"stt.commands", kSource + "/tests/data/questions.commands"}});
   ASSERT_TRUE(questions_config.ok()) << questions_config.error().message;
-  auto questions = PocketsphinxModel::Load(*questions_config);
+  auto questions = pocketsphinx::PocketsphinxModel::Load(*questions_config);
   ASSERT_TRUE(questions.ok()) << questions.error().message;
   EXPECT_EQ((*questions)->WordsAlone(), nullptr);
   // The whole model: the classifier's rescue with the words' agreement.
@@ -207,11 +207,11 @@ TEST(CommandSets, ACancelledCompileEndsWithCancelled) {
   ASSERT_TRUE(config.ok()) << config.error().message;
   CancelFlag cancel;
   cancel.Raise();
-  auto model = LoadModel(*config, &cancel);
+  auto model = stt_factory::LoadModel(*config, &cancel);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.error().message, kCancelledMessage);
   const CancelFlag never;
-  EXPECT_TRUE(LoadModel(*config, &never).ok());
+  EXPECT_TRUE(stt_factory::LoadModel(*config, &never).ok());
 }
 
 }  // namespace

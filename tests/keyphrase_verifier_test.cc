@@ -14,7 +14,7 @@
 
 #include "tests/read_samples.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 const std::string kModel = "/usr/share/pocketsphinx/model/en-us/en-us";
@@ -278,4 +278,4 @@ TEST(KeyphraseVerifier, ConfidenceJoinsTheSpottersRunAndTheScore) {
 }
 
 }  // namespace
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

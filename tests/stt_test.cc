@@ -56,7 +56,7 @@ TEST(Pocketsphinx, TranscribesReadSpeechWithTimingsAndConfidence) {
   if (!std::filesystem::exists(path)) GTEST_SKIP() << "no shared data at " << kData;
   auto config = options::BindStt(config::Config::Defaults());
   ASSERT_TRUE(config.ok());
-  auto model = LoadModel(*config);
+  auto model = stt_factory::LoadModel(*config);
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto x = testing_util::ReadSamples(path);
   const std::string ref =
@@ -99,7 +99,7 @@ TEST(Pocketsphinx, ASessionCarriesItsStreamsCepstralMean) {
                     "software floating point); the sessions' bookkeeping it checks is the same C++ "
                     "on every architecture: the x86 suite runs it, and the one above decodes here";
   }
-  auto model = LoadModel(*options::BindStt(config::Config::Defaults()));
+  auto model = stt_factory::LoadModel(*options::BindStt(config::Config::Defaults()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const auto x = testing_util::ReadSamples(path);
   // Two streams, their utterances interleaved. In each, the second utterance starts from the mean
@@ -159,8 +159,8 @@ TEST(CommandFusion, JoinsTheDecoderOnItsWords) {
       LoadWithAll({{"stt.words", reversed}}, [](SttConfig& c) { c.command_bonus = 0; });
   for (const auto* m : {&alone, &decoder, &classifier}) ASSERT_TRUE(m->ok()) << m->error().message;
   const std::string models = std::string(EARSHOT_SOURCE_DIR) + "/models/";
-  auto commands = CommandModel::Load(models + "commands/commands.eshm",
-                                     models + "embedding/speech_embedding.eshm");
+  auto commands = commands::CommandModel::Load(models + "commands/commands.eshm",
+                                               models + "embedding/speech_embedding.eshm");
   ASSERT_TRUE(commands.ok()) << commands.error().message;
   int differ = 0;
   for (const char* word : {"yes", "up", "down", "left", "right", "on", "off", "go", "bed", "bird",
@@ -324,11 +324,12 @@ TEST(CommandFusion, JoinsAGrammarOfItsWords) {
 
 TEST(JsgfCheck, WordListsOfOneRule) {
   using Words = std::vector<std::string>;
-  EXPECT_EQ(JsgfWordList("#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no ;\n"),
+  EXPECT_EQ(pocketsphinx::JsgfWordList("#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no ;\n"),
             Words({"yes", "no"}));
-  EXPECT_EQ(JsgfWordList("#JSGF V1.0; grammar g; /* c */ public <c> = (up|down);"),
+  EXPECT_EQ(pocketsphinx::JsgfWordList("#JSGF V1.0; grammar g; /* c */ public <c> = (up|down);"),
             Words({"up", "down"}));
-  EXPECT_EQ(JsgfWordList("#JSGF V1.0;\ngrammar g;\npublic <c> = go;\n"), Words({"go"}));
+  EXPECT_EQ(pocketsphinx::JsgfWordList("#JSGF V1.0;\ngrammar g;\npublic <c> = go;\n"),
+            Words({"go"}));
   for (const char* other : {
            "#JSGF V1.0;\ngrammar g;\npublic <c> = turn on | off;\n",         // a sequence
            "#JSGF V1.0;\ngrammar g;\npublic <c> = [please] yes | no;\n",     // an optional part
@@ -339,7 +340,7 @@ TEST(JsgfCheck, WordListsOfOneRule) {
            "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | | no;\n",            // an empty alternative
            "#JSGF V1.0;\ngrammar g;\npublic <c> = yes | no\n",               // not a grammar
        }) {
-    EXPECT_EQ(JsgfWordList(other), std::nullopt) << other;
+    EXPECT_EQ(pocketsphinx::JsgfWordList(other), std::nullopt) << other;
   }
 }
 
@@ -399,7 +400,7 @@ TEST(Pocketsphinx, EarshotsFrontEndDecodesReadSpeech) {
 TEST(SphinxCepstra, ReadsTheModelsFeatureParameters) {
   const std::string debian = "/usr/share/pocketsphinx/model/en-us/en-us/feat.params";
   if (!std::filesystem::exists(debian)) GTEST_SKIP() << "no " << debian;
-  auto spec = CepstraSpec::FromFeatParams(debian);
+  auto spec = pocketsphinx::CepstraSpec::FromFeatParams(debian);
   ASSERT_TRUE(spec.ok()) << spec.error().message;
   const features::FrontEndConfig& c = spec->front_end;
   EXPECT_EQ(c.mel_bands, 25);
@@ -413,7 +414,7 @@ TEST(SphinxCepstra, ReadsTheModelsFeatureParameters) {
   // c0 of 0 dB re full scale in every band, in pocketsphinx's units (natural logs of int16 power).
   EXPECT_GT(spec->offset[0], 100.0f);
 
-  auto made = SphinxCepstra::Create(*spec);
+  auto made = pocketsphinx::SphinxCepstra::Create(*spec);
   ASSERT_TRUE(made.ok());
   std::vector<float> cepstra;
   std::vector<int16_t> tone(250);
@@ -430,7 +431,7 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
   auto expect_error = [](const std::string& text, const std::string& cause) {
     const std::string path = testing_util::TestTempPath("feat.params");
     std::ofstream(path) << text;
-    auto spec = CepstraSpec::FromFeatParams(path);
+    auto spec = pocketsphinx::CepstraSpec::FromFeatParams(path);
     ASSERT_FALSE(spec.ok()) << text;
     EXPECT_NE(spec.error().message.find(path), std::string::npos) << spec.error().message;
     EXPECT_NE(spec.error().message.find(cause), std::string::npos) << spec.error().message;
@@ -448,7 +449,7 @@ TEST(SphinxCepstra, BadFeatureParametersAreClearErrors) {
   expect_error("-transform dct\n-lifter -3\n", "-lifter -3: expected 0 or more");
   expect_error("-transform dct\n-cmninit 41.0,a\n", "-cmninit 41.0,a: expected at most -ncep");
   expect_error("-transform dct\nhello world\n", "'hello' is not a setting");
-  EXPECT_NE(CepstraSpec::FromFeatParams("/nonexistent/feat.params")
+  EXPECT_NE(pocketsphinx::CepstraSpec::FromFeatParams("/nonexistent/feat.params")
                 .error()
                 .message.find("/nonexistent/feat.params"),
             std::string::npos);
@@ -463,7 +464,7 @@ TEST(JsgfCheck, StatementsPocketsphinxCanPlace) {
            "public <c> = yes {a;b} | \"n;o\" /* ; */ | <d>;\n<d> = up // to eol\n| down;\n",
            "  #JSGF V1.0; // head\ngrammar g; public<e>=go;",
        }) {
-    const Status status = CheckJsgfStatements(good);
+    const Status status = pocketsphinx::CheckJsgfStatements(good);
     EXPECT_TRUE(status.ok()) << good << (status.ok() ? "" : status.error().message);
   }
   const std::vector<std::pair<std::string, std::string>> bad = {
@@ -478,7 +479,7 @@ TEST(JsgfCheck, StatementsPocketsphinxCanPlace) {
       {"#JSGF V1.0;\ngrammar g;\n/* open\n", "line 3: comment not closed"},
   };
   for (const auto& [text, cause] : bad) {
-    const Status status = CheckJsgfStatements(text);
+    const Status status = pocketsphinx::CheckJsgfStatements(text);
     ASSERT_FALSE(status.ok()) << text;
     EXPECT_NE(status.error().message.find(cause), std::string::npos) << status.error().message;
   }
@@ -511,12 +512,13 @@ TEST(Pocketsphinx, DamagedAcousticModelsAreClearErrors) {
   };
   const auto expect = [](const std::string& dir, const std::string& file,
                          const std::string& cause) {
-    const Status status = CheckAcousticModel(dir);
+    const Status status = pocketsphinx::CheckAcousticModel(dir);
     ASSERT_FALSE(status.ok()) << file << ": " << cause;
     EXPECT_NE(status.error().message.find(dir + "/" + file + ": " + cause), std::string::npos)
         << status.error().message;
   };
-  EXPECT_TRUE(CheckAcousticModel(EditedModel("am_same", "mdef", [](std::string&) {})).ok());
+  EXPECT_TRUE(
+      pocketsphinx::CheckAcousticModel(EditedModel("am_same", "mdef", [](std::string&) {})).ok());
   for (double share : {0.0, 0.001, 0.5, 0.999}) {
     expect(EditedModel("am_mdef", "mdef", keep(share)), "mdef", share == 0 ? "empty" : "truncated");
     expect(EditedModel("am_sendump", "sendump", keep(share)), "sendump", "truncated");
@@ -633,7 +635,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
 
   SttConfig unknown = *options::BindStt(config::Config::Defaults());
   unknown.front_end = "htk";
-  model = LoadModel(unknown);
+  model = stt_factory::LoadModel(unknown);
   ASSERT_FALSE(model.ok());
   EXPECT_NE(model.error().message.find("front end 'htk'"), std::string::npos);
 }
@@ -641,7 +643,7 @@ TEST(Pocketsphinx, MissingOrBrokenFilesAreClearErrors) {
 // Sessions of one model share its decoder: a second session's utterance while the first's is in
 // progress is refused (it restarted the decoder under the first), and served once that one ended.
 TEST(Pocketsphinx, ASecondSessionsUtteranceWaitsForTheFirst) {
-  auto model = LoadModel(*options::BindStt(config::Config::Defaults()));
+  auto model = stt_factory::LoadModel(*options::BindStt(config::Config::Defaults()));
   ASSERT_TRUE(model.ok()) << model.error().message;
   const std::vector<int16_t> silence(1600, 0);
   auto first = (*model)->NewSession();
@@ -672,7 +674,7 @@ TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
   std::ifstream in(lm, std::ios::binary);
   const std::vector<uint8_t> whole{std::istreambuf_iterator<char>(in), {}};
   ASSERT_GT(whole.size(), 100000u) << lm;
-  EXPECT_TRUE(CheckTrieLanguageModel(whole, lm).ok());
+  EXPECT_TRUE(pocketsphinx::CheckTrieLanguageModel(whole, lm).ok());
   const std::span<const uint8_t> bytes(whole);
   // Cuts after the header, in the counts, the trie, the vocabulary, and one at a word's end (a
   // part of the header is no trie model: pocketsphinx refuses it itself).
@@ -680,7 +682,7 @@ TEST(Pocketsphinx, ACutBinaryLanguageModelIsAClearError) {
       static_cast<size_t>(std::find(whole.rbegin() + 1, whole.rend(), uint8_t{0}) - whole.rbegin());
   for (size_t keep : {size_t{19}, size_t{20}, size_t{24}, size_t{20000}, whole.size() / 2,
                       whole.size() - 1000, whole.size() - last_word, whole.size() - 1}) {
-    Status checked = CheckTrieLanguageModel(bytes.first(keep), "x.lm.bin");
+    Status checked = pocketsphinx::CheckTrieLanguageModel(bytes.first(keep), "x.lm.bin");
     ASSERT_FALSE(checked.ok()) << keep;
     EXPECT_NE(checked.error().message.find("x.lm.bin: not a whole pocketsphinx binary language "
                                            "model"),

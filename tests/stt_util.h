@@ -53,7 +53,7 @@ inline Result<std::shared_ptr<const SttModel>> LoadWithAll(
     const std::vector<std::pair<std::string, std::string>>& options, const Tune& tune = {}) {
   auto config = ConfigWith(options, tune);
   if (!config.ok()) return config.error();
-  return LoadModel(*config);
+  return stt_factory::LoadModel(*config);
 }
 
 inline Result<std::shared_ptr<const SttModel>> LoadWith(const std::string& key,

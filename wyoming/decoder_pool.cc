@@ -9,7 +9,7 @@ namespace earshot::wyoming {
 
 Result<std::unique_ptr<DecoderPool>> DecoderPool::Create(const stt::SttConfig& config, int size) {
   std::unique_ptr<DecoderPool> pool(new DecoderPool(config, std::max(size, 1)));
-  Result<std::shared_ptr<const stt::SttModel>> first = stt::LoadModel(config);
+  Result<std::shared_ptr<const stt::SttModel>> first = stt_factory::LoadModel(config);
   if (!first.ok()) return first.error();
   pool->idle_.push_back(std::move(first).value());
   pool->loaded_ = 1;
@@ -26,7 +26,7 @@ Result<std::shared_ptr<const stt::SttModel>> DecoderPool::Acquire() {
   }
   ++loaded_;  // this thread loads one more, outside the lock
   lock.unlock();
-  Result<std::shared_ptr<const stt::SttModel>> model = stt::LoadModel(config_);
+  Result<std::shared_ptr<const stt::SttModel>> model = stt_factory::LoadModel(config_);
   if (!model.ok()) {
     lock.lock();
     --loaded_;

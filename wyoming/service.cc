@@ -49,7 +49,7 @@ Status Service::LoadDecoders() {
   // The command words: those of the command classifier (stt.command_model), decoded as a one-word
   // grammar with the classifier's second opinion; none when stt.command_model is "none".
   if (open->command_model == "none") return OkStatus();
-  auto classifier = stt::CommandModel::Load(open->command_model, open->embedding_model);
+  auto classifier = commands::CommandModel::Load(open->command_model, open->embedding_model);
   if (!classifier.ok()) return classifier.error();
   stt::SttConfig commands = *open;
   commands.grammar.clear();

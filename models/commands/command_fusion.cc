@@ -6,22 +6,22 @@
 
 #include "models/commands/kept_audio_session.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 namespace {
 
 class CommandFusionSession final : public KeptAudioSession {
  public:
-  CommandFusionSession(std::unique_ptr<SttSession> decoder,
+  CommandFusionSession(std::unique_ptr<stt::SttSession> decoder,
                        std::shared_ptr<const CommandModel> classifier, double bonus, double rescue,
-                       std::shared_ptr<const SttModel> words)
+                       std::shared_ptr<const stt::SttModel> words)
       : KeptAudioSession(std::move(decoder)),
         classifier_(std::move(classifier)),
         bonus_(bonus),
         rescue_(rescue),
         words_(std::move(words)) {}
 
-  Result<SttResult> End() override {
-    Result<SttResult> result = decoder().End();
+  Result<stt::SttResult> End() override {
+    Result<stt::SttResult> result = decoder().End();
     if (!result.ok()) return result;
     if (result->text.empty()) {
       if (result->rejected) Rescued(*result);
@@ -47,7 +47,7 @@ class CommandFusionSession final : public KeptAudioSession {
  private:
   // A rejected utterance the classifier knows as a command (Rescue) at rescue_, or at half of it
   // where the command words alone hear that command too: that command.
-  void Rescued(SttResult& result) const {
+  void Rescued(stt::SttResult& result) const {
     if (rescue_ >= 1.0) return;
     const VoicedSpan span = FindVoicedSpan(samples());
     if (span.end - span.begin > classifier_->window_samples()) return;  // longer than a command
@@ -57,25 +57,25 @@ class CommandFusionSession final : public KeptAudioSession {
     const std::string& word = classifier_->words()[static_cast<size_t>(rescued.index)];
     if (rescued.probability < rescue_ && WordsHeard() != word) return;
     const double rate = classifier_->sample_rate();
-    const SttWord said{word, static_cast<double>(span.begin) / rate,
-                       static_cast<double>(span.end) / rate};
-    result = SttResult{word, rescued.probability, {said}, false, {}};
+    const stt::SttWord said{word, static_cast<double>(span.begin) / rate,
+                            static_cast<double>(span.end) / rate};
+    result = stt::SttResult{word, rescued.probability, {said}, false, {}};
   }
 
   // The command words' decoder on the utterance: its word, or empty (none; or an error, and the
   // rejection stands). Its session is made here, for the few utterances that ask.
   std::string WordsHeard() const {
     if (!words_) return "";
-    const std::unique_ptr<SttSession> session = words_->NewSession();
+    const std::unique_ptr<stt::SttSession> session = words_->NewSession();
     if (!session->Begin().ok() || !session->Feed(samples()).ok()) return "";
-    Result<SttResult> heard = session->End();
+    Result<stt::SttResult> heard = session->End();
     return heard.ok() ? heard->text : "";
   }
 
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
   double rescue_;
-  std::shared_ptr<const SttModel> words_;  // the command words alone (null: none)
+  std::shared_ptr<const stt::SttModel> words_;  // the command words alone (null: none)
 };
 
 }  // namespace
@@ -104,9 +104,9 @@ FusedWord Rescue(const std::vector<std::string>& words, const std::vector<float>
   return FusedWord{static_cast<int>(index), probability};
 }
 
-std::unique_ptr<SttSession> CommandFusionModel::NewSession() const {
+std::unique_ptr<stt::SttSession> CommandFusionModel::NewSession() const {
   return std::make_unique<CommandFusionSession>(decoder_->NewSession(), classifier_, bonus_,
                                                 rescue_, words_decoder_);
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

@@ -20,26 +20,27 @@
 #include "models/commands/command_model.h"
 #include "models/stt/stt.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 
-class CommandFusionModel final : public SttModel {
+class CommandFusionModel final : public stt::SttModel {
  public:
-  CommandFusionModel(std::shared_ptr<const SttModel> decoder,
+  CommandFusionModel(std::shared_ptr<const stt::SttModel> decoder,
                      std::shared_ptr<const CommandModel> classifier, double bonus,
-                     double rescue = 1.0, std::shared_ptr<const SttModel> words_decoder = nullptr)
+                     double rescue = 1.0,
+                     std::shared_ptr<const stt::SttModel> words_decoder = nullptr)
       : decoder_(std::move(decoder)),
         classifier_(std::move(classifier)),
         bonus_(bonus),
         rescue_(rescue),
         words_decoder_(std::move(words_decoder)) {}
-  std::unique_ptr<SttSession> NewSession() const override;
+  std::unique_ptr<stt::SttSession> NewSession() const override;
 
  private:
-  std::shared_ptr<const SttModel> decoder_;
+  std::shared_ptr<const stt::SttModel> decoder_;
   std::shared_ptr<const CommandModel> classifier_;
   double bonus_;
   double rescue_;
-  std::shared_ptr<const SttModel> words_decoder_;  // null: the classifier's rescue alone
+  std::shared_ptr<const stt::SttModel> words_decoder_;  // null: the classifier's rescue alone
 };
 
 // The word the fusion chooses among `words` (see above) and its probability after the bonus; index
@@ -57,4 +58,4 @@ FusedWord FuseCommand(const std::vector<std::string>& words, const std::vector<f
 FusedWord Rescue(const std::vector<std::string>& words, const std::vector<float>& log_probs,
                  double rescue);
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

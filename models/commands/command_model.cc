@@ -9,7 +9,7 @@
 #include "models/stt/stt.h"
 #include "models/stt/voiced_hops.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 namespace {
 
 constexpr size_t kMaxWords = 256;
@@ -26,7 +26,7 @@ Result<std::vector<std::string>> ReadNames(const models::ModelFile& file, const 
   if (!std::all_of(text.begin(), text.end(), [](char c) { return c > ' ' && c < 0x7f; })) {
     return file.Fail("tensor '" + name + "' holds a byte that is not a printable ASCII letter");
   }
-  std::vector<std::string> words = SplitWords(text);  // stt.words' own format
+  std::vector<std::string> words = stt::SplitWords(text);  // stt.words' own format
   if (std::any_of(words.begin(), words.end(), [](const std::string& w) { return w.empty(); })) {
     return file.Fail("tensor '" + name + "' has an empty word");
   }
@@ -56,7 +56,7 @@ Result<std::vector<std::string>> ReadClasses(const models::ModelFile& file, size
 }  // namespace
 
 VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
-  const std::vector<int64_t> power = HopPowers(samples);
+  const std::vector<int64_t> power = stt::HopPowers(samples);
   const size_t hops = power.size();
   const int64_t loudest = hops == 0 ? 0 : *std::max_element(power.begin(), power.end());
   size_t first = 0, last = hops == 0 ? 0 : hops - 1;  // no voice: all of it
@@ -66,15 +66,15 @@ VoicedSpan FindVoicedSpan(std::span<const int16_t> samples) {
     last = hops - 1 -
            static_cast<size_t>(std::find_if(power.rbegin(), power.rend(), voiced) - power.rbegin());
   }
-  return {first * kVoicedHop, std::min(samples.size(), (last + 1) * kVoicedHop)};
+  return {first * stt::kVoicedHop, std::min(samples.size(), (last + 1) * stt::kVoicedHop)};
 }
 
 std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t min_pause) {
-  const std::vector<bool> voiced = VoicedHops(samples);
+  const std::vector<bool> voiced = stt::VoicedHops(samples);
   std::vector<VoicedSpan> runs;  // in hops
   for (size_t h = 0; h < voiced.size(); ++h) {
     if (!voiced[h]) continue;
-    if (!runs.empty() && (h - runs.back().end) * kVoicedHop < min_pause) {
+    if (!runs.empty() && (h - runs.back().end) * stt::kVoicedHop < min_pause) {
       runs.back().end = h + 1;  // a pause too short to part words
     } else {
       runs.push_back({h, h + 1});
@@ -82,9 +82,10 @@ std::vector<VoicedSpan> SplitAtPauses(std::span<const int16_t> samples, size_t m
   }
   std::vector<VoicedSpan> pieces;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const size_t begin = i == 0 ? 0 : (runs[i - 1].end + runs[i].begin) / 2 * kVoicedHop;
-    const size_t end =
-        i + 1 == runs.size() ? samples.size() : (runs[i].end + runs[i + 1].begin) / 2 * kVoicedHop;
+    const size_t begin = i == 0 ? 0 : (runs[i - 1].end + runs[i].begin) / 2 * stt::kVoicedHop;
+    const size_t end = i + 1 == runs.size()
+                           ? samples.size()
+                           : (runs[i].end + runs[i + 1].begin) / 2 * stt::kVoicedHop;
     pieces.push_back({begin, end});
   }
   return pieces;
@@ -207,4 +208,4 @@ std::vector<float> CommandModel::HeadLogProbs(std::span<const int8_t> pooled) co
   return log_probs;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

@@ -27,7 +27,7 @@
 #include "models/embedding/speech_embedding.h"
 #include "models/int8_mlp.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 
 // `length` samples of `samples` (zeros after them where they run out): audio of at most that
 // length stays where it is; longer audio is cut around its voiced span (the 10 ms hops within
@@ -95,4 +95,4 @@ class CommandModel {
   int frames_, pad_frames_, logit_q_;
 };
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

@@ -7,23 +7,23 @@
 
 #include "models/commands/kept_audio_session.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 namespace {
 
 class CommandSequenceSession final : public KeptAudioSession {
  public:
-  CommandSequenceSession(std::unique_ptr<SttSession> decoder,
+  CommandSequenceSession(std::unique_ptr<stt::SttSession> decoder,
                          std::shared_ptr<const CommandModel> classifier,
-                         std::shared_ptr<const CommandGrammar> grammar, double min_probability)
+                         std::shared_ptr<const stt::CommandGrammar> grammar, double min_probability)
       : KeptAudioSession(std::move(decoder)),
         classifier_(std::move(classifier)),
         grammar_(std::move(grammar)),
         min_probability_(min_probability) {}
 
-  Result<SttResult> End() override {
-    Result<SttResult> result = decoder().End();
+  Result<stt::SttResult> End() override {
+    Result<stt::SttResult> result = decoder().End();
     if (!result.ok()) return result;
-    std::optional<SttResult> apart =
+    std::optional<stt::SttResult> apart =
         WordsApart(*classifier_, *grammar_, samples(), min_probability_);
     if (apart) return *std::move(apart);
     return result;
@@ -31,7 +31,7 @@ class CommandSequenceSession final : public KeptAudioSession {
 
  private:
   std::shared_ptr<const CommandModel> classifier_;
-  std::shared_ptr<const CommandGrammar> grammar_;
+  std::shared_ptr<const stt::CommandGrammar> grammar_;
   double min_probability_;
 };
 
@@ -57,12 +57,13 @@ std::pair<std::string, double> MostProbable(const CommandModel& classifier,
 
 }  // namespace
 
-std::optional<SttResult> WordsApart(const CommandModel& classifier, const CommandGrammar& grammar,
-                                    std::span<const int16_t> samples, double min_probability) {
+std::optional<stt::SttResult> WordsApart(const CommandModel& classifier,
+                                         const stt::CommandGrammar& grammar,
+                                         std::span<const int16_t> samples, double min_probability) {
   const double rate = classifier.sample_rate();
   const auto min_pause = static_cast<size_t>(rate * kMinPauseMs / 1000);
   const std::map<std::string, std::string> vocabulary = grammar.Words();
-  SttResult out{"", 1.0, {}, false, {}};
+  stt::SttResult out{"", 1.0, {}, false, {}};
   const std::vector<VoicedSpan> pieces = SplitAtPauses(samples, min_pause);
   // One piece is one word, or words run together: the decoder's, which can reject it (among a
   // set's few words the classifier's most probable one is always probable).
@@ -84,16 +85,16 @@ std::optional<SttResult> WordsApart(const CommandModel& classifier, const Comman
 }
 
 std::optional<std::string> UnknownWord(const CommandModel& classifier,
-                                       const CommandGrammar& grammar) {
+                                       const stt::CommandGrammar& grammar) {
   for (const auto& [word, where] : grammar.Words()) {
     if (!classifier.Knows(word)) return word;
   }
   return std::nullopt;
 }
 
-std::unique_ptr<SttSession> CommandSequenceModel::NewSession() const {
+std::unique_ptr<stt::SttSession> CommandSequenceModel::NewSession() const {
   return std::make_unique<CommandSequenceSession>(decoder_->NewSession(), classifier_, grammar_,
                                                   min_probability_);
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

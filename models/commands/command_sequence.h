@@ -19,35 +19,36 @@
 #include "models/stt/command_grammar.h"
 #include "models/stt/stt.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 
 // The shortest pause that parts two words said apart (a stop's closure inside a word is shorter).
 inline constexpr int kMinPauseMs = 100;
 
-class CommandSequenceModel final : public SttModel {
+class CommandSequenceModel final : public stt::SttModel {
  public:
-  CommandSequenceModel(std::shared_ptr<const SttModel> decoder,
+  CommandSequenceModel(std::shared_ptr<const stt::SttModel> decoder,
                        std::shared_ptr<const CommandModel> classifier,
-                       std::shared_ptr<const CommandGrammar> grammar, double min_probability)
+                       std::shared_ptr<const stt::CommandGrammar> grammar, double min_probability)
       : decoder_(std::move(decoder)),
         classifier_(std::move(classifier)),
         grammar_(std::move(grammar)),
         min_probability_(min_probability) {}
-  std::unique_ptr<SttSession> NewSession() const override;
+  std::unique_ptr<stt::SttSession> NewSession() const override;
 
  private:
-  std::shared_ptr<const SttModel> decoder_;
+  std::shared_ptr<const stt::SttModel> decoder_;
   std::shared_ptr<const CommandModel> classifier_;
-  std::shared_ptr<const CommandGrammar> grammar_;
+  std::shared_ptr<const stt::CommandGrammar> grammar_;
   double min_probability_;
 };
 
 // The words said apart in `samples` (two pieces or more; see above), or none.
-std::optional<SttResult> WordsApart(const CommandModel& classifier, const CommandGrammar& grammar,
-                                    std::span<const int16_t> samples, double min_probability);
+std::optional<stt::SttResult> WordsApart(const CommandModel& classifier,
+                                         const stt::CommandGrammar& grammar,
+                                         std::span<const int16_t> samples, double min_probability);
 
 // The first word of `grammar` that `classifier` does not know (none: it knows them all).
 std::optional<std::string> UnknownWord(const CommandModel& classifier,
-                                       const CommandGrammar& grammar);
+                                       const stt::CommandGrammar& grammar);
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

@@ -11,11 +11,12 @@
 
 #include "models/stt/stt.h"
 
-namespace earshot::stt {
+namespace earshot::commands {
 
-class KeptAudioSession : public SttSession {
+class KeptAudioSession : public stt::SttSession {
  public:
-  explicit KeptAudioSession(std::unique_ptr<SttSession> decoder) : decoder_(std::move(decoder)) {}
+  explicit KeptAudioSession(std::unique_ptr<stt::SttSession> decoder)
+      : decoder_(std::move(decoder)) {}
 
   Status Begin() override {
     samples_.clear();
@@ -28,12 +29,12 @@ class KeptAudioSession : public SttSession {
   std::string Partial() override { return decoder_->Partial(); }
 
  protected:
-  SttSession& decoder() { return *decoder_; }
+  stt::SttSession& decoder() { return *decoder_; }
   const std::vector<int16_t>& samples() const { return samples_; }
 
  private:
-  std::unique_ptr<SttSession> decoder_;
+  std::unique_ptr<stt::SttSession> decoder_;
   std::vector<int16_t> samples_;  // the utterance so far
 };
 
-}  // namespace earshot::stt
+}  // namespace earshot::commands

@@ -66,7 +66,7 @@ struct KwsVerify {
   int32_t candidate_threshold_q15 = 0;  // the first stage's threshold, whatever the sensitivity
   int32_t default_threshold_q15 = 0;    // the confidence's threshold at sensitivity 0.5
   int32_t narrowband_penalty_q15 = 0;   // kws_verify_narrowband
-  // kws_verify_run: absent, the verifier's own terms (stt::ConfidenceTerms) hold.
+  // kws_verify_run: absent, the verifier's own terms (pocketsphinx::ConfidenceTerms) hold.
   std::optional<int32_t> run_weight_milli;  // kws_verify_run[0]
   int32_t run_offset_milli = 0;             // kws_verify_run[1]
 };

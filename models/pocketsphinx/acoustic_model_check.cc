@@ -8,7 +8,7 @@
 
 #include "base/read_file.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 constexpr size_t kMaxModelFileBytes = size_t{512} << 20;
@@ -220,4 +220,4 @@ Status CheckAcousticModel(const std::string& dir) {
   return CheckSendump(dir, sendump, *n_sen);
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

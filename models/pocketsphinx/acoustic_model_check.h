@@ -11,9 +11,9 @@
 
 #include "base/result.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 // `dir` is the model directory (stt.acoustic_model). Errors name the file and the cause.
 Status CheckAcousticModel(const std::string& dir);
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

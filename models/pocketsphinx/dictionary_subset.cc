@@ -5,7 +5,7 @@
 #include "base/read_file.h"
 #include "base/text.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 constexpr size_t kMaxDictionaryBytes = size_t{64} << 20;
@@ -38,4 +38,4 @@ Result<std::vector<DictionaryEntry>> ReadDictionaryEntries(const std::string& pa
   return entries;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -9,7 +9,7 @@
 
 #include "base/result.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 struct DictionaryEntry {
   std::string word;    // as in the file: "read", "read(2)"
@@ -21,4 +21,4 @@ struct DictionaryEntry {
 Result<std::vector<DictionaryEntry>> ReadDictionaryEntries(const std::string& path,
                                                            const std::set<std::string>& words);
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -12,7 +12,7 @@
 
 extern char** environ;
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 // espeak-ng's en-us phonemes (its phsource/ph_english_us, as `-x` names them) -> CMU phones.
@@ -111,4 +111,4 @@ Result<std::string> EspeakPronunciation(const std::string& word) {
   return phones;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

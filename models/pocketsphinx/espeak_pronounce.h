@@ -10,7 +10,7 @@
 
 #include "base/result.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 // espeak-ng's phoneme names in `-x --sep=_` output ("k_'I_tS_@_n") -> CMU phones
 // ("K IH CH AH N"); an error naming the first phoneme with no mapping.
@@ -20,4 +20,4 @@ Result<std::string> MapEspeakPhonemes(const std::string& espeak);
 // word and say why (espeak-ng missing, a phoneme without a mapping).
 Result<std::string> EspeakPronunciation(const std::string& word);
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

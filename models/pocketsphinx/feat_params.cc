@@ -7,7 +7,7 @@
 
 #include "base/read_file.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 // pocketsphinx's defaults for what feat.params leaves out (pocketsphinx_batch's argument list).
@@ -85,4 +85,4 @@ Result<double> FeatParams::Number(const std::string& name) const {
   return Error{name + " '" + text + "' is not a number"};
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

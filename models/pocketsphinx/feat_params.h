@@ -9,7 +9,7 @@
 
 #include "base/result.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 struct FeatParams {
   std::map<std::string, std::string> settings;  // "-nfilt" -> "25", ..., defaults included
@@ -21,4 +21,4 @@ struct FeatParams {
   Result<double> Number(const std::string& name) const;
 };
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

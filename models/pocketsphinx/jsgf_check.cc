@@ -7,7 +7,7 @@
 
 #include "base/read_file.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
@@ -174,4 +174,4 @@ std::optional<std::vector<std::string>> JsgfWordList(std::string_view text) {
   return Alternatives(rules[0].substr(rules[0].find('=') + 1));
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

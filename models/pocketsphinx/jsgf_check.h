@@ -12,7 +12,7 @@
 
 #include "base/result.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 // Each statement (after the whitespace and comments between them) must be the `#JSGF` header,
 // `grammar NAME;`, `import <NAME>;` or a rule `[public] <NAME> = ...;`, and end in ';'.
@@ -26,4 +26,4 @@ Result<std::string> ReadGrammarFile(const std::string& path);
 // optional or repeated parts, weights, tags, references to rules).
 std::optional<std::vector<std::string>> JsgfWordList(std::string_view text);
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

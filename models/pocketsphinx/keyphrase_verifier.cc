@@ -12,7 +12,7 @@
 #include "models/pocketsphinx/acoustic_model_check.h"
 #include "models/pocketsphinx/pocketsphinx_init.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 std::string SearchName(size_t k) { return "keyword" + std::to_string(k); }
@@ -226,4 +226,4 @@ double VerifiedConfidence(int run_hops, std::optional<double> score, const Confi
   return std::clamp(1.0 + evidence / 100.0, 0.0, 1.0);
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

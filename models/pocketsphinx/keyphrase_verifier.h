@@ -24,7 +24,7 @@
 
 typedef struct ps_decoder_s ps_decoder_t;
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 // The audio a candidate is checked on, in 10 ms frames around the spotter's last hop over its
 // threshold: the phrase ends about there, and may have begun 1.5 s before.
@@ -142,4 +142,4 @@ class KeyphraseVerifier {
 double VerifiedConfidence(int run_hops, std::optional<double> score,
                           const ConfidenceTerms& terms = {});
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -9,7 +9,7 @@
 #include <cstring>
 #include <string_view>
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 constexpr int kMaxOrder = 9;  // more than any n-gram model has; beyond it, a damaged header
@@ -83,4 +83,4 @@ Status CheckLanguageModel(const std::string& path) {
   return checked;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -17,7 +17,7 @@
 
 #include "base/result.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 inline constexpr std::string_view kTrieHeader = "Trie Language Model";
 
@@ -28,4 +28,4 @@ Status CheckTrieLanguageModel(std::span<const uint8_t> bytes, const std::string&
 // The file at `path`, mapped read-only for the check. Errors name the file and the cause.
 Status CheckLanguageModel(const std::string& path);
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

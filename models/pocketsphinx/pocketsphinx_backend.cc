@@ -27,7 +27,7 @@
 #include "models/stt/command_grammar.h"
 #include "models/stt/voiced_hops.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 constexpr double kFrameSeconds = 0.01;  // pocketsphinx's frame rate (-frate 100)
@@ -83,7 +83,7 @@ std::vector<std::string> CommandSetArgs(double word_cost) {
 // stt.words as JSGF alternatives: each a dictionary word, of the characters a JSGF token takes
 // (others, such as ';', the grammar's lexer echoes to stdout, where the events go).
 Status CheckWords(ps_decoder_t* decoder, const std::string& words, const std::string& dictionary) {
-  for (const std::string& word : SplitWords(words)) {
+  for (const std::string& word : stt::SplitWords(words)) {
     const auto bad = std::find_if(word.begin(), word.end(), [](unsigned char c) {
       return !std::isalnum(c) && c != '\'' && c != '-' && c != '_' && c != '.';
     });
@@ -130,7 +130,7 @@ constexpr const char* kLoopPhones[] = {"AA", "AE", "AH", "AO", "AW", "AY", "B", 
 // Every word of the sets in the decoder's dictionary (empty at first, Load): its
 // pronunciations from `dictionary`, or where it has none there espeak-ng's
 // (espeak_pronounce.h), else the error names the word and where the set uses it.
-Status AddMissingWords(ps_decoder_t* decoder, const CommandGrammar& grammar,
+Status AddMissingWords(ps_decoder_t* decoder, const stt::CommandGrammar& grammar,
                        const std::string& dictionary, const CancelFlag* cancel) {
   const std::map<std::string, std::string> words = grammar.Words();
   std::set<std::string> wanted;
@@ -168,7 +168,7 @@ Status AddMissingWords(ps_decoder_t* decoder, const CommandGrammar& grammar,
 std::vector<std::string> AddPhoneWords(ps_decoder_t* decoder) {
   std::vector<std::string> words;
   for (const char* phone : kLoopPhones) {
-    std::string word = std::string(kPhoneWordPrefix) + phone;
+    std::string word = std::string(stt::kPhoneWordPrefix) + phone;
     for (char& ch : word) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
     if (ps_add_word(decoder, word.c_str(), phone, FALSE) >= 0) words.push_back(std::move(word));
   }
@@ -179,8 +179,8 @@ std::vector<std::string> AddPhoneWords(ps_decoder_t* decoder) {
 
 // The command sets as one grammar search, beside a loop of any phones (the out-of-grammar path:
 // whatever the loop explains better than any command is no command; CommandSetArgs).
-Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c, const CancelFlag* cancel) {
-  const CommandGrammar grammar(c.command_sets);
+Status SetCommandSearch(ps_decoder_t* decoder, const stt::SttConfig& c, const CancelFlag* cancel) {
+  const stt::CommandGrammar grammar(c.command_sets);
   if (Status words = AddMissingWords(decoder, grammar, c.dictionary, cancel); !words.ok()) {
     return words;
   }
@@ -199,8 +199,8 @@ Status SetCommandSearch(ps_decoder_t* decoder, const SttConfig& c, const CancelF
 
 // The sets' sentences as a second search of one word each (PocketsphinxModel::WordsAlone); false
 // unless every sentence is one word.
-Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const SttConfig& c) {
-  const std::string words = JoinWords(CommandGrammar(c.command_sets).OneWordSentences());
+Result<bool> AddWordsAloneSearch(ps_decoder_t* decoder, const stt::SttConfig& c) {
+  const std::string words = stt::JoinWords(stt::CommandGrammar(c.command_sets).OneWordSentences());
   if (words.empty()) return false;
   if (!AddJsgfSearch(decoder, kWordsAloneSearch, WordsGrammar(words)).ok()) {
     return Error{"stt: pocketsphinx refused the command sets' one-word grammar"};
@@ -247,7 +247,7 @@ class DecoderLease {
   bool held_ = false;
 };
 
-class PocketsphinxSession final : public SttSession {
+class PocketsphinxSession final : public stt::SttSession {
  public:
   PocketsphinxSession(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
                       std::optional<CommandLimits> limits, const std::vector<mfcc_t>& initial_cmn,
@@ -310,7 +310,7 @@ class PocketsphinxSession final : public SttSession {
     return hyp != nullptr ? hyp : "";
   }
 
-  Result<SttResult> End() override {
+  Result<stt::SttResult> End() override {
     if (!lease_.Take()) return Error{"stt: End without Begin"};
     struct ReleaseAtEnd {
       DecoderLease& lease;
@@ -382,8 +382,8 @@ class PocketsphinxSession final : public SttSession {
     return OkStatus();
   }
 
-  SttResult Collect() const {
-    SttResult result;
+  stt::SttResult Collect() const {
+    stt::SttResult result;
     int32 score = 0;
     const char* hyp = ps_get_hyp(decoder_, &score);
     result.text = hyp != nullptr ? hyp : "";
@@ -394,8 +394,8 @@ class PocketsphinxSession final : public SttSession {
       int start = 0, end = 0;
       ps_seg_frames(seg, &start, &end);
       // "word(2)" is the dictionary's second pronunciation of "word".
-      result.words.push_back(SttWord{word.substr(0, word.find('(')), start * kFrameSeconds,
-                                     (end + 1) * kFrameSeconds});
+      result.words.push_back(stt::SttWord{word.substr(0, word.find('(')), start * kFrameSeconds,
+                                          (end + 1) * kFrameSeconds});
     }
     return result;
   }
@@ -407,14 +407,14 @@ class PocketsphinxSession final : public SttSession {
   // pause_ms between two of its words, or with more than garbage_ms of voiced hops (VoicedHops)
   // that none of its words covers (a click or a breath is less; each word is widened by
   // kWordMarginMs, its timing being approximate).
-  static SttResult WithoutPhoneLoop(const SttResult& result, const CommandLimits& limits,
-                                    std::span<const int16_t> samples) {
-    SttResult kept = result;
+  static stt::SttResult WithoutPhoneLoop(const stt::SttResult& result, const CommandLimits& limits,
+                                         std::span<const int16_t> samples) {
+    stt::SttResult kept = result;
     kept.words.clear();
     kept.text.clear();
     double longest_pause_s = 0;
-    for (const SttWord& w : result.words) {
-      if (w.word.rfind(kPhoneWordPrefix, 0) == 0) continue;
+    for (const stt::SttWord& w : result.words) {
+      if (w.word.rfind(stt::kPhoneWordPrefix, 0) == 0) continue;
       if (!kept.words.empty()) {
         longest_pause_s = std::max(longest_pause_s, w.start - kept.words.back().end);
       }
@@ -423,7 +423,7 @@ class PocketsphinxSession final : public SttSession {
     }
     if (kept.words.empty() || longest_pause_s * 1000 > limits.pause_ms ||
         VoiceBesideWordsMs(kept.words, samples) > limits.garbage_ms) {
-      return SttResult{"", 0, {}, true, {}};
+      return stt::SttResult{"", 0, {}, true, {}};
     }
     return kept;
   }
@@ -431,20 +431,21 @@ class PocketsphinxSession final : public SttSession {
   static constexpr int kWordMarginMs = 100;
 
   // The voiced hops of `samples` outside every word of `words` (widened by kWordMarginMs), in ms.
-  static int VoiceBesideWordsMs(const std::vector<SttWord>& words,
+  static int VoiceBesideWordsMs(const std::vector<stt::SttWord>& words,
                                 std::span<const int16_t> samples) {
-    const std::vector<bool> voiced = VoicedHops(samples);
+    const std::vector<bool> voiced = stt::VoicedHops(samples);
     const double margin_s = kWordMarginMs / 1000.0;
     int hops = 0;
     for (size_t h = 0; h < voiced.size(); ++h) {
       if (!voiced[h]) continue;
-      const double t = (static_cast<double>(h) + 0.5) * kVoicedHopMs / 1000.0;  // the hop's middle
-      const bool in_word = std::any_of(words.begin(), words.end(), [&](const SttWord& w) {
+      const double t =
+          (static_cast<double>(h) + 0.5) * stt::kVoicedHopMs / 1000.0;  // the hop's middle
+      const bool in_word = std::any_of(words.begin(), words.end(), [&](const stt::SttWord& w) {
         return t >= w.start - margin_s && t < w.end + margin_s;
       });
       if (!in_word) ++hops;
     }
-    return hops * kVoicedHopMs;
+    return hops * stt::kVoicedHopMs;
   }
 
   DecoderLease lease_;
@@ -461,7 +462,7 @@ class PocketsphinxSession final : public SttSession {
 
 // Every file of the configuration, checked before pocketsphinx reads it: on files it cannot read
 // it crashes, exits or goes on with nonsense (acoustic_model_check.h, feat_params.h, jsgf_check.h).
-Status CheckFiles(const SttConfig& c, bool use_lm) {
+Status CheckFiles(const stt::SttConfig& c, bool use_lm) {
   if (!Exists(c.acoustic_model, true) || !Exists(c.acoustic_model + "/mdef", false)) {
     return Error{c.acoustic_model + ": not a pocketsphinx acoustic model directory (no mdef)"};
   }
@@ -494,7 +495,7 @@ Status CheckFiles(const SttConfig& c, bool use_lm) {
 
 }  // namespace
 
-Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const SttConfig& c,
+Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const stt::SttConfig& c,
                                                                          const CancelFlag* cancel) {
   const bool use_lm = c.grammar.empty() && c.words.empty() && c.command_sets.empty();
   if (Status files = CheckFiles(c, use_lm); !files.ok()) return files.error();
@@ -578,12 +579,12 @@ Result<std::shared_ptr<const PocketsphinxModel>> PocketsphinxModel::Load(const S
 
 PocketsphinxModel::~PocketsphinxModel() = default;
 
-std::unique_ptr<SttSession> PocketsphinxModel::NewSession() const {
+std::unique_ptr<stt::SttSession> PocketsphinxModel::NewSession() const {
   return std::make_unique<PocketsphinxSession>(decoder_, whole_utterance_, command_limits_,
                                                initial_cmn_, cepstra_, search_);
 }
 
-std::shared_ptr<const SttModel> PocketsphinxModel::WordsAlone() const {
+std::shared_ptr<const stt::SttModel> PocketsphinxModel::WordsAlone() const {
   if (search_ != kCommandSearch) return nullptr;  // the command search is selected only beside it
   auto alone = std::shared_ptr<PocketsphinxModel>(
       new PocketsphinxModel(decoder_, true, std::nullopt, cepstra_, kWordsAloneSearch));
@@ -591,4 +592,4 @@ std::shared_ptr<const SttModel> PocketsphinxModel::WordsAlone() const {
   return alone;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

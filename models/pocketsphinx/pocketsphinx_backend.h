@@ -30,11 +30,11 @@
 #include "models/pocketsphinx/sphinx_cepstra.h"
 #include "models/stt/stt.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 struct PocketsphinxDecoder;  // the decoder and its lease, shared by the model and its sessions
 }
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 // Command sets: the most voice a command may have beside its words, and its longest pause.
 struct CommandLimits {
@@ -42,17 +42,17 @@ struct CommandLimits {
   int pause_ms = 1000;
 };
 
-class PocketsphinxModel final : public SttModel {
+class PocketsphinxModel final : public stt::SttModel {
  public:
   // Stops at its next step once `cancel` is raised (models/stt_factory/load_model.h).
-  static Result<std::shared_ptr<const PocketsphinxModel>> Load(const SttConfig& config,
+  static Result<std::shared_ptr<const PocketsphinxModel>> Load(const stt::SttConfig& config,
                                                                const CancelFlag* cancel = nullptr);
   ~PocketsphinxModel() override;
-  std::unique_ptr<SttSession> NewSession() const override;
+  std::unique_ptr<stt::SttSession> NewSession() const override;
   // Command sets whose every sentence is one word (the ten command words as one set): those words
   // alone, decoded as stt.words would be, on this model's decoder (its sessions take turns with
   // this model's); null otherwise.
-  std::shared_ptr<const SttModel> WordsAlone() const;
+  std::shared_ptr<const stt::SttModel> WordsAlone() const;
 
  private:
   PocketsphinxModel(std::shared_ptr<PocketsphinxDecoder> decoder, bool whole_utterance,
@@ -76,4 +76,4 @@ class PocketsphinxModel final : public SttModel {
   std::string search_;
 };
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -10,7 +10,7 @@
 #include <cstring>
 #include <mutex>
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 thread_local std::string t_errors;
@@ -110,4 +110,4 @@ std::string TakePocketsphinxErrors() {
   return errors;
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -12,7 +12,7 @@
 
 typedef struct ps_decoder_s ps_decoder_t;
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 // The decoder of `args` ("-hmm", dir, ...), owned by the caller (ps_free); an error with what
 // pocketsphinx logged when it cannot make one. `what` names the models in the error.
@@ -32,4 +32,4 @@ Status AddJsgfSearch(ps_decoder_t* decoder, const char* name, const std::string&
 // library goes on after some of them: callers treat any as a failure of what they just asked).
 std::string TakePocketsphinxErrors();
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -9,7 +9,7 @@
 #include "features/mel_filterbank.h"
 #include "models/pocketsphinx/feat_params.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 namespace {
 
 // dB (Q8) -> natural log of power: ln(10) / 10 per dB.
@@ -118,4 +118,4 @@ void SphinxCepstra::Process(std::span<const int16_t> samples, std::vector<float>
   }
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

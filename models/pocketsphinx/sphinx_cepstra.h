@@ -23,7 +23,7 @@
 #include "base/result.h"
 #include "features/front_end.h"
 
-namespace earshot::stt {
+namespace earshot::pocketsphinx {
 
 struct CepstraSpec {
   features::FrontEndConfig front_end;
@@ -55,4 +55,4 @@ class SphinxCepstra {
   std::vector<int16_t> pending_;  // samples of the hop not yet complete
 };
 
-}  // namespace earshot::stt
+}  // namespace earshot::pocketsphinx

@@ -11,7 +11,7 @@
 #include "models/pocketsphinx/pocketsphinx_backend.h"
 #include "models/stt/command_decoder.h"
 
-namespace earshot::stt {
+namespace earshot::stt_factory {
 namespace {
 
 std::vector<std::string> Sorted(std::vector<std::string> words) {
@@ -22,21 +22,22 @@ std::vector<std::string> Sorted(std::vector<std::string> words) {
 // The one-word vocabulary decoded: stt.words, or the words of a grammar that only says one of
 // them (jsgf_check.h); empty for a language model or any other grammar. The grammar was checked
 // when the decoder loaded it.
-std::string CommandWords(const SttConfig& c) {
-  if (!c.command_sets.empty()) return JoinWords(CommandGrammar(c.command_sets).OneWordSentences());
+std::string CommandWords(const stt::SttConfig& c) {
+  if (!c.command_sets.empty())
+    return stt::JoinWords(stt::CommandGrammar(c.command_sets).OneWordSentences());
   if (!c.words.empty() || c.grammar.empty()) return c.words;
-  Result<std::string> text = ReadGrammarFile(c.grammar);
+  Result<std::string> text = pocketsphinx::ReadGrammarFile(c.grammar);
   if (!text.ok()) return "";
-  std::optional<std::vector<std::string>> words = JsgfWordList(*text);
-  return words ? JoinWords(*words) : "";
+  std::optional<std::vector<std::string>> words = pocketsphinx::JsgfWordList(*text);
+  return words ? stt::JoinWords(*words) : "";
 }
 
 // The decoder with the command classifier the config asks for joined to it (command_fusion.h, with
 // `words_alone` for its rescue; or command_sequence.h for `grammar`'s words said apart), or the
 // decoder alone when none applies.
-Result<std::shared_ptr<const SttModel>> WithClassifier(
-    std::shared_ptr<const SttModel> decoder, std::shared_ptr<const SttModel> words_alone,
-    const SttConfig& c, const std::shared_ptr<const CommandGrammar>& grammar) {
+Result<std::shared_ptr<const stt::SttModel>> WithClassifier(
+    std::shared_ptr<const stt::SttModel> decoder, std::shared_ptr<const stt::SttModel> words_alone,
+    const stt::SttConfig& c, const std::shared_ptr<const stt::CommandGrammar>& grammar) {
   if (c.command_model == "none") return decoder;
   const std::string words = CommandWords(c);
   // The sets' words said apart (command_apart), where the fusion does not apply.
@@ -46,52 +47,52 @@ Result<std::shared_ptr<const SttModel>> WithClassifier(
     return Error{"stt.command_model '" + c.command_model +
                  "' needs its command words: stt.words, or a grammar of them alone"};
   }
-  auto model = CommandModel::Load(c.command_model, c.embedding_model);
+  auto model = commands::CommandModel::Load(c.command_model, c.embedding_model);
   if (!model.ok()) return model.error();
-  if (!words.empty() && Sorted((*model)->words()) == Sorted(SplitWords(words))) {
-    return std::shared_ptr<const SttModel>(std::make_shared<CommandFusionModel>(
+  if (!words.empty() && Sorted((*model)->words()) == Sorted(stt::SplitWords(words))) {
+    return std::shared_ptr<const stt::SttModel>(std::make_shared<commands::CommandFusionModel>(
         decoder, *model, c.command_bonus, c.command_rescue, std::move(words_alone)));
   }
   if (apart) {
-    const std::optional<std::string> unknown = UnknownWord(**model, *grammar);
+    const std::optional<std::string> unknown = commands::UnknownWord(**model, *grammar);
     if (!unknown) {
-      return std::shared_ptr<const SttModel>(
-          std::make_shared<CommandSequenceModel>(decoder, *model, grammar, c.command_apart));
+      return std::shared_ptr<const stt::SttModel>(std::make_shared<commands::CommandSequenceModel>(
+          decoder, *model, grammar, c.command_apart));
     }
     if (!c.command_model_named) return decoder;
     return Error{c.command_model + " does not know the word '" + *unknown +
                  "' of the command sets said apart (digits one at a time)"};
   }
   if (!c.command_model_named) return decoder;
-  return Error{c.command_model + ": its words (" + JoinWords((*model)->words()) +
+  return Error{c.command_model + ": its words (" + stt::JoinWords((*model)->words()) +
                ") are not the decoder's (" + words + ")"};
 }
 
 }  // namespace
 
-Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config,
-                                                  const CancelFlag* cancel) {
-  auto model = PocketsphinxModel::Load(config, cancel);
+Result<std::shared_ptr<const stt::SttModel>> LoadModel(const stt::SttConfig& config,
+                                                       const CancelFlag* cancel) {
+  auto model = pocketsphinx::PocketsphinxModel::Load(config, cancel);
   if (!model.ok()) return model.error();
-  std::shared_ptr<const SttModel> words_alone = (*model)->WordsAlone();
-  std::shared_ptr<const SttModel> decoder = std::move(model).value();
-  const auto grammar = std::make_shared<const CommandGrammar>(config.command_sets);
+  std::shared_ptr<const stt::SttModel> words_alone = (*model)->WordsAlone();
+  std::shared_ptr<const stt::SttModel> decoder = std::move(model).value();
+  const auto grammar = std::make_shared<const stt::CommandGrammar>(config.command_sets);
   auto classified = WithClassifier(decoder, std::move(words_alone), config, grammar);
   if (!classified.ok()) return classified.error();
   decoder = std::move(classified).value();
   if (config.command_sets.empty()) return decoder;
   // A cancel during the last step (pocketsphinx's search of a large set: seconds) drops its work.
   if (Cancelled(cancel)) return Error{kCancelledMessage};
-  std::shared_ptr<const SttModel> open;
+  std::shared_ptr<const stt::SttModel> open;
   if (config.command_open_transcript) {
-    SttConfig open_config = config;
+    stt::SttConfig open_config = config;
     open_config.command_sets.clear();
-    auto open_model = PocketsphinxModel::Load(open_config, cancel);
+    auto open_model = pocketsphinx::PocketsphinxModel::Load(open_config, cancel);
     if (!open_model.ok()) return open_model.error();
     open = std::move(open_model).value();
   }
-  return std::shared_ptr<const SttModel>(
-      std::make_shared<CommandSetsModel>(decoder, grammar, std::move(open)));
+  return std::shared_ptr<const stt::SttModel>(
+      std::make_shared<stt::CommandSetsModel>(decoder, grammar, std::move(open)));
 }
 
-}  // namespace earshot::stt
+}  // namespace earshot::stt_factory

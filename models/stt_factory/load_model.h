@@ -9,11 +9,11 @@
 #include "base/result.h"
 #include "models/stt/stt.h"
 
-namespace earshot::stt {
+namespace earshot::stt_factory {
 
 // The model of `config`; errors name the missing or broken file. Once `cancel` is raised the load
 // stops at its next step (a decoder, a command set's words, its grammar) with kCancelledMessage.
-Result<std::shared_ptr<const SttModel>> LoadModel(const SttConfig& config,
-                                                  const CancelFlag* cancel = nullptr);
+Result<std::shared_ptr<const stt::SttModel>> LoadModel(const stt::SttConfig& config,
+                                                       const CancelFlag* cancel = nullptr);
 
-}  // namespace earshot::stt
+}  // namespace earshot::stt_factory

@@ -46,6 +46,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string dir = ModelDir();
   Write(dir + "/mdef", data + 4, mdef);
   Write(dir + "/sendump", data + 4 + mdef, size - 4 - mdef);
-  (void)earshot::stt::CheckAcousticModel(dir);
+  (void)earshot::pocketsphinx::CheckAcousticModel(dir);
   return 0;
 }

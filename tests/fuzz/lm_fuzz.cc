@@ -7,6 +7,7 @@
 #include "models/pocketsphinx/language_model_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  (void)earshot::stt::CheckTrieLanguageModel(std::span<const uint8_t>(data, size), "fuzz.lm.bin");
+  (void)earshot::pocketsphinx::CheckTrieLanguageModel(std::span<const uint8_t>(data, size),
+                                                      "fuzz.lm.bin");
   return 0;
 }

@@ -56,7 +56,7 @@ void RunKws(const std::string& path, const earshot::features::FrontEndConfig& fr
 void RunCommand(const std::string& path) {
   static const std::string embedding =
       std::string(EARSHOT_SOURCE_DIR) + "/models/embedding/speech_embedding.eshm";
-  auto model = earshot::stt::CommandModel::Load(path, embedding);
+  auto model = earshot::commands::CommandModel::Load(path, embedding);
   if (!model.ok()) return;
   // The pooled embeddings depend on the audio and the (bundled) embedding alone: computed once,
   // with the first head that loads, and every head runs on them.

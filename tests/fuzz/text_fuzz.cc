@@ -20,7 +20,7 @@ void RunTimeline(std::string_view text) {
 }
 
 void RunFeatParams(const std::string& path) {
-  auto cepstra = earshot::stt::SphinxCepstra::FromFeatParams(path);
+  auto cepstra = earshot::pocketsphinx::SphinxCepstra::FromFeatParams(path);
   if (!cepstra.ok()) return;
   std::vector<int16_t> samples(16000);
   for (size_t i = 0; i < samples.size(); ++i)
@@ -34,8 +34,8 @@ void RunFeatParams(const std::string& path) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   RunTimeline(text);
-  (void)earshot::stt::CheckJsgfStatements(text);
-  (void)earshot::stt::JsgfWordList(text);
+  (void)earshot::pocketsphinx::CheckJsgfStatements(text);
+  (void)earshot::pocketsphinx::JsgfWordList(text);
   const earshot::fuzz::MemFile file(data, size);
   RunFeatParams(file.path());
   return 0;
