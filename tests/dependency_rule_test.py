@@ -7,7 +7,9 @@ The layers are read from the first code block of that section, one line a layer,
 "layer N: FOLDER...". tests/, bench/, docs/, out/ and build*/ are not checked (they stand above
 the rest).
 Fails, naming the file, the line and the edge, on every edge the rule does not allow, on a cycle
-(of folders or of libraries) and on a folder with code that the rule does not place. Before that,
+(of folders or of libraries) and on a folder with code that the rule does not place; and on a
+named namespace other than the folder's: earshot::NAME (or one inside it), NAME the folder's last
+part (models/kws: earshot::kws), base/'s earshot itself. Before that,
 it checks itself on a small tree of its own with a wrong edge and a cycle in it.
 
 usage: tests/dependency_rule_test.py [SOURCE_DIR]   (default: this clone)
@@ -21,6 +23,8 @@ UNCHECKED = {"tests", "bench", "docs", "out"}  # and build*/, hidden folders
 SOURCE_SUFFIXES = {".h", ".hpp", ".cc", ".cpp", ".c"}
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)([>"])')
 LAYER = re.compile(r"^layer\s+(\d+):\s*(.*)$")
+NAMESPACE = re.compile(r"^\s*namespace\s+([\w:]+)\s*\{")
+ROOT_NAMESPACE_FOLDERS = {"base"}  # the vocabulary every folder uses: namespace earshot itself
 LINK_SCOPES = {"PRIVATE", "PUBLIC", "INTERFACE", "LINK_PRIVATE", "LINK_PUBLIC",
                "LINK_INTERFACE_LIBRARIES"}
 
@@ -185,6 +189,27 @@ def code_folders(root):
     return found | set(cmake_targets(root)[0].values())
 
 
+def namespace_of(folder):
+    """The one namespace a folder's code is in: earshot::LAST, LAST its name's last part."""
+    if folder in ROOT_NAMESPACE_FOLDERS:
+        return "earshot"
+    return "earshot::" + folder.split("/")[-1]
+
+
+def namespace_problems(root):
+    """A line for each named namespace a file opens other than its folder's (or one inside it)."""
+    problems = []
+    for path in checked_files(root, lambda n: pathlib.PurePath(n).suffix in SOURCE_SUFFIXES):
+        rel = path.relative_to(root).as_posix()
+        expected = namespace_of(folder_of(root, rel))
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            m = NAMESPACE.match(line)
+            if m and m.group(1) != expected and not m.group(1).startswith(expected + "::"):
+                problems.append(f"{rel}:{number}: namespace {m.group(1)}; "
+                                f"{folder_of(root, rel)}/'s code is in {expected}")
+    return problems
+
+
 def check(root):
     """Every problem of the tree at `root`, one line each; and the number of edges checked."""
     layers = read_rule(root)
@@ -198,6 +223,7 @@ def check(root):
         if source in layers and target in layers and layers[source] <= layers[target]:
             problems.append(f"{rel}:{line}: {source} (layer {layers[source]}) -> {target} "
                             f"(layer {layers[target]}): {what}; only lower layers may be used")
+    problems += namespace_problems(root)
     folders = {}
     for _, _, source, target, _ in edges:
         folders.setdefault(source, set()).add(target)
@@ -210,7 +236,7 @@ def check(root):
 SELF_TEST_TREE = {
     "docs/design.md": "## Dependencies\n\n```\nlayer 1: base\nlayer 2: models/a models/b\n```\n",
     "base/x.h": '#include "models/a/a.h"  // wrong: up\n#include <string>\n',
-    "models/a/a.h": '#include "base/x.h"\n',
+    "models/a/a.h": '#include "base/x.h"\nnamespace earshot::a::inner {}\nnamespace earshot::b {}\n',
     "models/a/CMakeLists.txt": "earshot_add_library(lib_a SOURCES a.cc DEPS lib_b)\n",
     "models/b/CMakeLists.txt": "earshot_add_library(lib_b SOURCES b.cc\n  DEPS lib_a) # beside\n",
     "stray/y.cc": "",
@@ -218,7 +244,8 @@ SELF_TEST_TREE = {
 
 
 def self_test():
-    """The check finds a wrong include, links beside, a cycle and an unplaced folder."""
+    """The check finds a wrong include, links beside, a wrong namespace, a cycle and an unplaced
+    folder."""
     with tempfile.TemporaryDirectory() as tmp:
         root = pathlib.Path(tmp)
         for name, text in SELF_TEST_TREE.items():
@@ -228,6 +255,7 @@ def self_test():
     expected = ['base/x.h:1: base (layer 1) -> models/a (layer 2): #include "models/a/a.h"',
                 "models/a/CMakeLists.txt:1: models/a (layer 2) -> models/b (layer 2): lib_a links",
                 "models/b/CMakeLists.txt:2: models/b (layer 2) -> models/a (layer 2): lib_b links",
+                "models/a/a.h:3: namespace earshot::b; models/a/'s code is in earshot::a",
                 "a cycle of folders: base -> models/a -> base",
                 "a cycle of libraries: lib_a -> lib_b -> lib_a",
                 "stray: holds code but is on no layer"]

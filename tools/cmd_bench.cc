@@ -14,7 +14,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -78,7 +78,7 @@ void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
 }
 
 // The models of --profile (the governor's choice for it), or those the config names.
-Result<statemachine::PipelineModels> LoadModels(const Args& args, const config::Config& config,
+Result<statemachine::PipelineModels> LoadModels(const cli::Args& args, const config::Config& config,
                                                 statemachine::StageSet stages) {
   auto front_end = options::BindFrontEnd(config);
   if (!front_end.ok()) return front_end.error();
@@ -100,8 +100,8 @@ int ParseRepeat(const std::string& text) {
   return whole && repeat >= 1 && repeat <= 10000 ? repeat : 0;
 }
 
-int Bench(const Args& args) {
-  int status = kExitOk;
+int Bench(const cli::Args& args) {
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   auto stages = statemachine::StageSet::Parse(args.Option("--stages", "all"));
@@ -119,7 +119,7 @@ int Bench(const Args& args) {
   }
   if (!usage_error.empty()) {
     PrintError(usage_error);
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   const std::string path = args.positional.empty() ? DefaultSamplePath() : args.positional[0];
   Result<std::vector<audio::Frame>> frames = ReadAll(path, *cfg);
@@ -130,7 +130,7 @@ int Bench(const Args& args) {
                               : Result<std::unique_ptr<statemachine::Pipeline>>(models.error());
   if (!pipeline.ok()) {
     PrintError(pipeline.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   const auto start = std::chrono::steady_clock::now();
   for (int r = 0; r < repeat; ++r) {
@@ -139,12 +139,13 @@ int Bench(const Args& args) {
   (*pipeline)->Finish();
   const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
   PrintReport((*pipeline)->stats(), wall.count());
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 }  // namespace
 
-const Command kBenchCommand{"bench", "what each stage of the cascade costs on a recording", kUsage,
-                            {"--stages", "--repeat", "--profile"}, {}, Bench};
+const cli::Command kBenchCommand{"bench", "what each stage of the cascade costs on a recording",
+                                 kUsage,  {"--stages", "--repeat", "--profile"},
+                                 {},      Bench};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

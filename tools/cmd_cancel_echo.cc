@@ -9,7 +9,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -51,23 +51,23 @@ Status Cancel(audio::FrameSource& file, Playback& playback, std::vector<int16_t>
   }
 }
 
-int CancelEcho(const Args& args) {
-  int status = kExitOk;
+int CancelEcho(const cli::Args& args) {
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   if (args.positional.size() != 2 || args.Option("--reference", "").empty()) {
     PrintError("cancel-echo: expected --reference PLAYED, FILE and OUT");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   auto file = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!file.ok()) {
     PrintError(file.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   Result<Playback> playback = Playback::Open(args.Option("--reference", ""), *cfg);
   if (!playback.ok()) {
     PrintError(playback.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   std::vector<int16_t> out;
   double before = 0.0, after = 0.0;
@@ -75,7 +75,7 @@ int CancelEcho(const Args& args) {
   if (done.ok()) done = audio::WriteWav16k(args.positional[1], out);
   if (!done.ok()) {
     PrintError(done.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   const echo::EchoStats& st = playback->canceller->stats();
   const double removed_db = after > 0.0 ? 10.0 * std::log10(before / after) : 0.0;
@@ -84,16 +84,16 @@ int CancelEcho(const Args& args) {
       "\"delay_changes\": %lld, \"removed_db\": %.2f}\n",
       static_cast<long long>(st.frames), static_cast<long long>(st.active_frames), st.delay_ms,
       static_cast<long long>(st.delay_changes), removed_db);
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 }  // namespace
 
-const Command kCancelEchoCommand{"cancel-echo",
-                                 "a recording less the echo of what was played into it",
-                                 kUsage,
-                                 {"--reference"},
-                                 {},
-                                 CancelEcho};
+const cli::Command kCancelEchoCommand{"cancel-echo",
+                                      "a recording less the echo of what was played into it",
+                                      kUsage,
+                                      {"--reference"},
+                                      {},
+                                      CancelEcho};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

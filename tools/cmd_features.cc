@@ -13,7 +13,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -57,17 +57,17 @@ int Cepstra(const config::Config& cfg, const std::string& path) {
   Result<stt::SttConfig> stt = options::BindStt(cfg);
   if (!stt.ok()) {
     PrintError(stt.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  auto cepstra = stt::SphinxCepstra::FromFeatParams(stt->acoustic_model + "/feat.params");
+  auto cepstra = pocketsphinx::SphinxCepstra::FromFeatParams(stt->acoustic_model + "/feat.params");
   if (!cepstra.ok()) {
     PrintError(cepstra.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   auto source = audio::FileSource::Open(path, SourceOptions(cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   const size_t n = static_cast<size_t>(cepstra->coefficients());
   std::vector<float> out;
@@ -80,9 +80,9 @@ int Cepstra(const config::Config& cfg, const std::string& path) {
   });
   if (!s.ok()) {  // frames already printed stay valid lines; the error says where it stopped
     PrintError(s.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 // --kind embedding: the speech embedding's stream over the whole file, a line per embedding.
@@ -91,13 +91,13 @@ int Embeddings(const config::Config& cfg, const std::string& path, const std::st
   auto model = embedding::SpeechEmbedding::Load(model_path, config);
   if (!model.ok()) {
     PrintError(model.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   auto front_end = features::FrontEnd::Create(config);
   auto source = audio::FileSource::Open(path, SourceOptions(cfg));
   if (!front_end.ok() || !source.ok()) {
     PrintError(front_end.ok() ? source.error().message : front_end.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   embedding::EmbeddingStream stream(*model);
   std::vector<float> values(embedding::SpeechEmbedding::kDims);
@@ -110,13 +110,13 @@ int Embeddings(const config::Config& cfg, const std::string& path, const std::st
   });
   if (!s.ok()) {
     PrintError(s.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
-int Features(const Args& args) {
-  int status = kExitOk;
+int Features(const cli::Args& args) {
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   const std::string kind = args.Option("--kind", "");
@@ -125,26 +125,26 @@ int Features(const Args& args) {
     PrintError(
         "features: --kind must be logmel, mfcc, cepstra, embedding-mel or embedding (see earshot "
         "features --help)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   if (args.positional.size() != 1) {
     PrintError("features: expected one FILE (see earshot features --help)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   const bool noise_suppression = args.Option("--noise-suppression", "") == "1";
   if (kind == "cepstra" && noise_suppression) {
     PrintError("features: --noise-suppression is for logmel and mfcc (cepstra always have it)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   if (kind.starts_with("embedding") && noise_suppression) {
     PrintError(
         "features: --noise-suppression is for logmel and mfcc (the embedding's log-mel has none)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   const std::string model = args.Option("--model", "");
   if (!model.empty() && kind != "embedding") {
     PrintError("features: --model is for --kind embedding");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   if (kind == "cepstra") return Cepstra(*cfg, args.positional[0]);
   if (kind == "embedding") {
@@ -158,12 +158,12 @@ int Features(const Args& args) {
                        : MakeFrontEnd(*cfg, noise_suppression);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   std::string line;
   Status s = ForEachFrame(**source, **front_end, [&](const features::FrontEnd& fe) {
@@ -175,14 +175,14 @@ int Features(const Args& args) {
   });
   if (!s.ok()) {  // frames already printed stay valid lines; the error says where it stopped
     PrintError(s.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 }  // namespace
 
-const Command kFeaturesCommand{
+const cli::Command kFeaturesCommand{
     "features",
     "print the fixed-point log-mel or MFCC frames, or the speech embedding, of a file",
     kUsage,
@@ -190,4 +190,4 @@ const Command kFeaturesCommand{
     {"--noise-suppression"},
     Features};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

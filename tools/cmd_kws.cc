@@ -17,7 +17,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -39,7 +39,7 @@ constexpr std::string_view kUsage =
     "              (else 0)\n";
 
 // --model's files as kws.models, or nothing when there is none.
-Result<std::optional<std::string>> ModelsSetting(const Args& args) {
+Result<std::optional<std::string>> ModelsSetting(const cli::Args& args) {
   const std::vector<std::string> files = args.All("--model");
   if (files.empty()) return std::optional<std::string>();
   std::string models;
@@ -56,10 +56,12 @@ Result<std::optional<std::string>> ModelsSetting(const Args& args) {
 // as the pipeline's detector finds them) and their verified confidence.
 class Candidates {
  public:
-  Candidates(std::shared_ptr<const stt::KeyphraseVerifier> verifier,
+  Candidates(std::shared_ptr<const pocketsphinx::KeyphraseVerifier> verifier,
              const std::vector<kws::Keyword>& keywords, kws::KwsConfig config)
       : verifier_(std::move(verifier)),
-        ring_(stt::kVerifyFramesBefore + config.max_hold_frames + stt::kVerifyFramesAfter + 1, 0) {
+        ring_(pocketsphinx::kVerifyFramesBefore + config.max_hold_frames +
+                  pocketsphinx::kVerifyFramesAfter + 1,
+              0) {
     config.refractory_frames = 0;  // every candidate, as the pipeline's rejected ones
     for (size_t k = 0; k < keywords.size(); ++k) {
       const std::optional<kws::KwsVerify>& verify = keywords[k].model->verify();
@@ -70,7 +72,7 @@ class Candidates {
   struct Decided {
     size_t keyword;
     int run_hops;
-    stt::Verdict verdict;
+    pocketsphinx::Verdict verdict;
   };
   // Hop `hop`'s audio and scores; `shown[k]` of each checked keyword becomes its confidence, and
   // the candidates decided on this hop are returned.
@@ -91,7 +93,7 @@ class Candidates {
   }
 
  private:
-  std::shared_ptr<const stt::KeyphraseVerifier> verifier_;
+  std::shared_ptr<const pocketsphinx::KeyphraseVerifier> verifier_;
   std::vector<kws::WakeDetector> detectors_;
   audio::FrameRing ring_;
   std::vector<int16_t> scratch_;
@@ -108,30 +110,30 @@ void PrintCandidate(double t, const std::string& name, const Candidates::Decided
   std::printf("\t%d\t%d\n", c.run_hops, c.verdict.narrowband ? 1 : 0);
 }
 
-int Kws(const Args& command_args) {
-  Args args = command_args;
+int Kws(const cli::Args& command_args) {
+  cli::Args args = command_args;
   Result<std::optional<std::string>> models = ModelsSetting(args);
   if (!models.ok()) {
     PrintError(models.error().message);
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   if (*models) args.sets.push_back(**models);
-  int status = kExitOk;
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   if (args.positional.size() != 1) {
     PrintError("kws: expected one FILE (see earshot kws --help)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   Result<std::vector<kws::KeywordSpec>> specs = options::BindKeywords(*cfg);
   if (!specs.ok()) {
     PrintError(specs.error().message);
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   auto front_end = MakeFrontEnd(*cfg);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   const features::FrontEndConfig fe_config = (*front_end)->config();
   auto set = kws::LoadKeywordSet(*specs, false, [&fe_config](const std::string& path) {
@@ -139,14 +141,14 @@ int Kws(const Args& command_args) {
   });
   if (!set.ok()) {
     PrintError(set.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   Result<kws::KwsConfig> kws_config = options::BindKws(*cfg);
   kws::KeywordSetSession session(*set, *kws_config);
   auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   const std::vector<kws::Keyword>& keywords = (*set)->keywords();
   std::optional<Candidates> candidates;
@@ -155,12 +157,12 @@ int Kws(const Args& command_args) {
     auto verifier = statemachine::LoadKeywordVerifier(*cfg, **set);
     if (!verifier.ok()) {
       PrintError(verifier.error().message);
-      return kExitRuntime;
+      return cli::kExitRuntime;
     }
     if (*verifier) candidates.emplace(*verifier, keywords, *kws_config);
     if (!candidates && only_candidates) {
       PrintError("kws: --candidates: no keyword has a second stage (kws_verify)");
-      return kExitUsage;
+      return cli::kExitUsage;
     }
   }
   int64_t hop = 0;
@@ -183,18 +185,18 @@ int Kws(const Args& command_args) {
   });
   if (!s.ok()) {
     PrintError(s.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 }  // namespace
 
-const Command kKwsCommand{"kws",
-                          "print each keyword's score at every 10 ms hop",
-                          kUsage,
-                          {"--model"},
-                          {"--verified", "--candidates"},
-                          Kws};
+const cli::Command kKwsCommand{"kws",
+                               "print each keyword's score at every 10 ms hop",
+                               kUsage,
+                               {"--model"},
+                               {"--verified", "--candidates"},
+                               Kws};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

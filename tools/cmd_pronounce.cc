@@ -5,7 +5,7 @@
 #include "models/pocketsphinx/espeak_pronounce.h"
 #include "tools/commands.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -17,28 +17,28 @@ constexpr std::string_view kUsage =
     "(tools/train/train_wakeword.py). A word is letters, digits and ' - _ . only. A word with no\n"
     "such pronunciation is an error naming it (exit 1), after the words before it.\n";
 
-int Pronounce(const Args& args) {
-  int status = kExitOk;
+int Pronounce(const cli::Args& args) {
+  int status = cli::kExitOk;
   if (!SetUp(args, &status)) return status;
   if (args.positional.empty()) {
     PrintError("pronounce: expected one WORD or more (see earshot pronounce --help)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   for (const std::string& word : args.positional) {
-    Result<std::string> phones = stt::EspeakPronunciation(word);
+    Result<std::string> phones = pocketsphinx::EspeakPronunciation(word);
     if (!phones.ok()) {
       PrintError("pronounce: " + phones.error().message);
-      return kExitRuntime;
+      return cli::kExitRuntime;
     }
     std::printf("%s\t%s\n", word.c_str(), phones->c_str());
   }
-  return std::fflush(stdout) == 0 ? kExitOk : kExitRuntime;
+  return std::fflush(stdout) == 0 ? cli::kExitOk : cli::kExitRuntime;
 }
 
 }  // namespace
 
-const Command kPronounceCommand{
+const cli::Command kPronounceCommand{
     "pronounce", "print the phones espeak-ng gives words the dictionary lacks", kUsage, {}, {},
     Pronounce};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

@@ -14,7 +14,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -69,7 +69,7 @@ struct Governed {
 
 // --sensors FILE or --sysfs-root DIR: a governor reading that; neither: a governor without
 // sensors when governor.profile fixes a profile (its models, and its profile event), else none.
-Result<std::optional<Governed>> MakeGoverned(const Args& args, const config::Config& config,
+Result<std::optional<Governed>> MakeGoverned(const cli::Args& args, const config::Config& config,
                                              const features::FrontEndConfig& front_end,
                                              statemachine::StageSet stages) {
   const std::string timeline_path = args.Option("--sensors", "");
@@ -150,28 +150,28 @@ Result<std::vector<statemachine::Event>> RunFile(const std::string& path,
   return std::move(sink.events);
 }
 
-int Run(const Args& args) {
-  int status = kExitOk;
+int Run(const cli::Args& args) {
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   Result<statemachine::StageSet> stages = statemachine::StageSet::Parse(args.Option("--stages", "all"));
   if (!stages.ok()) {
     PrintError(stages.error().message);
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   if (args.Has("--sensors") && args.Has("--sysfs-root")) {
     PrintError("run: --sensors and --sysfs-root are two sources for one governor: give one");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   auto front_end = options::BindFrontEnd(*cfg);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   Result<std::optional<Governed>> governed = MakeGoverned(args, *cfg, *front_end, *stages);
   if (!governed.ok()) {
     PrintError(governed.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   Governed* governor = governed->has_value() ? &**governed : nullptr;
   // Loaded once: every file is a new stream over the same models (with a governor, those of its
@@ -181,7 +181,7 @@ int Run(const Args& args) {
       : statemachine::PipelineModels::Load(*cfg, *front_end, *stages);
   if (!models.ok()) {
     PrintError(models.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   std::vector<std::string> files = args.positional;
   if (files.empty()) files.push_back(DefaultSamplePath());
@@ -189,12 +189,12 @@ int Run(const Args& args) {
   if (args.Has("--reference")) {
     if (files.size() != 1 || args.Option("--reference", "").empty()) {
       PrintError("run: --reference PLAYED goes with one FILE, the recording it was played into");
-      return kExitUsage;
+      return cli::kExitUsage;
     }
     Result<Playback> opened = Playback::Open(args.Option("--reference", ""), *cfg);
     if (!opened.ok()) {
       PrintError(opened.error().message);
-      return kExitRuntime;
+      return cli::kExitRuntime;
     }
     playback.emplace(std::move(opened).value());
   }
@@ -206,7 +206,7 @@ int Run(const Args& args) {
         RunFile(path, *cfg, *models, governor, playback ? &*playback : nullptr);
     if (!events.ok()) {
       PrintError(events.error().message);
-      status = kExitRuntime;
+      status = cli::kExitRuntime;
       continue;  // the other files still run; the exit status reports the failure
     }
     for (const statemachine::Event& e : *events) sink.Emit(e);
@@ -216,7 +216,8 @@ int Run(const Args& args) {
 
 }  // namespace
 
-const Command kRunCommand{"run", "run the cascade over recordings, events as JSON lines", kUsage,
-                          {"--stages", "--sensors", "--sysfs-root", "--reference"}, {}, Run};
+const cli::Command kRunCommand{"run",  "run the cascade over recordings, events as JSON lines",
+                               kUsage, {"--stages", "--sensors", "--sysfs-root", "--reference"},
+                               {},     Run};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

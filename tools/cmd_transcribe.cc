@@ -15,7 +15,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -129,58 +129,58 @@ std::string CommandColumn(const stt::SttResult& result) {
 // --profile P: an STT size (large, small) is stt.profile; a governor profile is the size the
 // governor gives it. Exit status 2 for a name that is neither, 1 for a profile without STT.
 int ApplyProfile(const std::string& name, config::Config* cfg) {
-  if (name.empty()) return kExitOk;
+  if (name.empty()) return cli::kExitOk;
   std::string size = name;
   if (name != "large" && name != "small") {
     Result<std::optional<governor::Profile>> profile = governor::ParseProfileSetting(name);
     if (!profile.ok() || !profile->has_value()) {
       PrintError("transcribe: --profile " + name +
                  ": expected large, small, performance, balanced, saver or critical");
-      return kExitUsage;
+      return cli::kExitUsage;
     }
     Result<governor::GovernorConfig> governor = governor::GovernorConfig::FromConfig(*cfg);
     if (!governor.ok()) {
       PrintError(governor.error().message);
-      return kExitRuntime;
+      return cli::kExitRuntime;
     }
     const statemachine::SttSize stt = governor->Models(**profile).stt;
     if (stt == statemachine::SttSize::kOff) {
       PrintError("transcribe: --profile " + name + ": governor." + name + "_stt is off");
-      return kExitRuntime;
+      return cli::kExitRuntime;
     }
     size = std::string(statemachine::SttSizeName(stt));
   }
   if (Status set = cfg->Set("stt.profile", size); !set.ok()) {
     PrintError(set.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
-int Transcribe(const Args& args) {
-  int status = kExitOk;
+int Transcribe(const cli::Args& args) {
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
-  if (int profile = ApplyProfile(args.Option("--profile", ""), &*cfg); profile != kExitOk) {
+  if (int profile = ApplyProfile(args.Option("--profile", ""), &*cfg); profile != cli::kExitOk) {
     return profile;
   }
   if (args.positional.empty()) {
     PrintError("transcribe: expected FILE... (see earshot transcribe --help)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   Result<stt::SttConfig> stt_config = options::BindStt(*cfg);
   if (!stt_config.ok()) {
     PrintError(stt_config.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   Stats stats;
   stats.per_file = args.Option("--stats", "") == "1";
   const Clock::time_point load_start = Clock::now();
-  auto model = stt::LoadModel(*stt_config);
+  auto model = stt_factory::LoadModel(*stt_config);
   stats.load_s = Seconds(Clock::now() - load_start);
   if (!model.ok()) {
     PrintError(model.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   const bool one_stream = args.Option("--stream", "") == "1";
   const bool words = args.Option("--words", "") == "1";
@@ -190,7 +190,7 @@ int Transcribe(const Args& args) {
     Result<stt::SttResult> result = TranscribeFile(path, *cfg, *stream, stats);
     if (!result.ok()) {
       PrintError(result.error().message);
-      status = kExitRuntime;
+      status = cli::kExitRuntime;
       continue;
     }
     if (!words && stt_config->command_sets.empty()) {
@@ -210,11 +210,11 @@ int Transcribe(const Args& args) {
 
 }  // namespace
 
-const Command kTranscribeCommand{"transcribe",
-                                 "speech-to-text over whole files, FILE<TAB>text",
-                                 kUsage,
-                                 {"--profile"},
-                                 {"--stats", "--stream", "--words"},
-                                 Transcribe};
+const cli::Command kTranscribeCommand{"transcribe",
+                                      "speech-to-text over whole files, FILE<TAB>text",
+                                      kUsage,
+                                      {"--profile"},
+                                      {"--stats", "--stream", "--words"},
+                                      Transcribe};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

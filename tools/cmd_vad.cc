@@ -4,7 +4,7 @@
 #include "tools/commands.h"
 #include "tools/stages.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 namespace {
 
 constexpr std::string_view kUsage =
@@ -14,23 +14,23 @@ constexpr std::string_view kUsage =
     "score the VAD's P(speech) in [0,1], speech the decision (0/1) after the threshold, minimum\n"
     "speech and hangover of the [vad] section (see --print-config).\n";
 
-int Vad(const Args& args) {
-  int status = kExitOk;
+int Vad(const cli::Args& args) {
+  int status = cli::kExitOk;
   std::optional<config::Config> cfg = SetUp(args, &status);
   if (!cfg) return status;
   if (args.positional.size() != 1) {
     PrintError("vad: expected one FILE (see earshot vad --help)");
-    return kExitUsage;
+    return cli::kExitUsage;
   }
   Result<VadStage> stage = VadStage::Create(*cfg);
   if (!stage.ok()) {
     PrintError(stage.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
   Status s = stage->Run(**source, [](const vad::VadFrame& f) {
     std::printf("%.2f\t%.5f\t%d\n", static_cast<double>(f.index) / 100.0, f.score_q15 / 32767.0,
@@ -38,14 +38,14 @@ int Vad(const Args& args) {
   });
   if (!s.ok()) {
     PrintError(s.error().message);
-    return kExitRuntime;
+    return cli::kExitRuntime;
   }
-  return kExitOk;
+  return cli::kExitOk;
 }
 
 }  // namespace
 
-const Command kVadCommand{"vad", "print the voice-activity score and decision per 10 ms frame",
-                          kUsage, {}, {}, Vad};
+const cli::Command kVadCommand{
+    "vad", "print the voice-activity score and decision per 10 ms frame", kUsage, {}, {}, Vad};
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

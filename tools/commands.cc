@@ -4,17 +4,17 @@
 
 #include "config/paths.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 
-std::optional<config::Config> SetUp(const Args& args, int* status) {
-  Result<config::Config> cfg = LoadConfig(args, status);
+std::optional<config::Config> SetUp(const cli::Args& args, int* status) {
+  Result<config::Config> cfg = cli::LoadConfig(args, status);
   if (!cfg.ok()) {
     PrintError(cfg.error().message);
     return std::nullopt;
   }
   if (args.print_config) {
     std::fputs(cfg->ToToml().c_str(), stdout);
-    *status = kExitOk;
+    *status = cli::kExitOk;
     return std::nullopt;
   }
   return std::move(cfg).value();
@@ -33,4 +33,4 @@ std::string DefaultSamplePath() {
   return config::BundledFilePath(EARSHOT_SAMPLE_NAME, "tools/samples/" EARSHOT_SAMPLE_NAME);
 }
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

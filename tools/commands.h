@@ -9,20 +9,20 @@
 #include "cli/cli.h"
 #include "config/config.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 
-extern const Command kRunCommand;
-extern const Command kFeaturesCommand;
-extern const Command kVadCommand;
-extern const Command kKwsCommand;
-extern const Command kTranscribeCommand;
-extern const Command kBenchCommand;
-extern const Command kPronounceCommand;
-extern const Command kCancelEchoCommand;
+extern const cli::Command kRunCommand;
+extern const cli::Command kFeaturesCommand;
+extern const cli::Command kVadCommand;
+extern const cli::Command kKwsCommand;
+extern const cli::Command kTranscribeCommand;
+extern const cli::Command kBenchCommand;
+extern const cli::Command kPronounceCommand;
+extern const cli::Command kCancelEchoCommand;
 
 // The start of every command: the config, or nothing when the command is already done: the config
 // could not be loaded (error printed, `status` set) or --print-config printed it (`status` 0).
-std::optional<config::Config> SetUp(const Args& args, int* status);
+std::optional<config::Config> SetUp(const cli::Args& args, int* status);
 
 // One line on stderr: "earshot: MESSAGE".
 void PrintError(std::string_view message);
@@ -32,4 +32,4 @@ void PrintWarning(std::string_view message);
 // The bundled sample recording used when `earshot run` is given no file.
 std::string DefaultSamplePath();
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

@@ -9,10 +9,10 @@ namespace {
 using earshot::cli::Command;
 
 const Command* const kCommands[] = {
-    &earshot::cli::kRunCommand,      &earshot::cli::kVadCommand,
-    &earshot::cli::kKwsCommand,      &earshot::cli::kTranscribeCommand,
-    &earshot::cli::kFeaturesCommand, &earshot::cli::kPronounceCommand,
-    &earshot::cli::kBenchCommand,    &earshot::cli::kCancelEchoCommand};
+    &earshot::tools::kRunCommand,      &earshot::tools::kVadCommand,
+    &earshot::tools::kKwsCommand,      &earshot::tools::kTranscribeCommand,
+    &earshot::tools::kFeaturesCommand, &earshot::tools::kPronounceCommand,
+    &earshot::tools::kBenchCommand,    &earshot::tools::kCancelEchoCommand};
 
 void PrintUsage(std::FILE* out) {
   std::fprintf(out,
@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     if (command->name != name) continue;
     auto args = earshot::cli::Parse(*command, argc, argv, 2);
     if (!args.ok()) {
-      earshot::cli::PrintError(args.error().message);
+      earshot::tools::PrintError(args.error().message);
       return earshot::cli::kExitUsage;
     }
     if (args->help) {
@@ -57,6 +57,6 @@ int main(int argc, char** argv) {
     }
     return command->run(*args);
   }
-  earshot::cli::PrintError("unknown command '" + std::string(name) + "' (see earshot --help)");
+  earshot::tools::PrintError("unknown command '" + std::string(name) + "' (see earshot --help)");
   return earshot::cli::kExitUsage;
 }

@@ -5,7 +5,7 @@
 #include "config/paths.h"
 #include "options/stage_options.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 
 audio::FileSourceOptions SourceOptions(const config::Config& config) {
   audio::FileSourceOptions options;
@@ -104,4 +104,4 @@ Status VadStage::Run(audio::FrameSource& source,
       });
 }
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools

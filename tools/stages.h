@@ -11,7 +11,7 @@
 #include "features/front_end.h"
 #include "models/vad/vad.h"
 
-namespace earshot::cli {
+namespace earshot::tools {
 
 // The source options of the [audio] section.
 audio::FileSourceOptions SourceOptions(const config::Config& config);
@@ -56,4 +56,4 @@ struct VadStage {
   Status Run(audio::FrameSource& source, const std::function<void(const vad::VadFrame&)>& on_frame);
 };
 
-}  // namespace earshot::cli
+}  // namespace earshot::tools
