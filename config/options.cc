@@ -17,21 +17,6 @@ constexpr std::array kOptions = {
                "libsoxr recipe used when a source is not 16 kHz (high: 20-bit precision)"},
     OptionSpec{"audio.read_chunk_ms", T::kInt, "100", 10, 10000, "", "ms",
                "Audio decoded per read from a file or device; memory use is bounded by it"},
-    OptionSpec{"features.window_ms", T::kInt, "25", 10, 32, "", "ms",
-               "Analysis window of the front end (Hann); must fit in the FFT"},
-    OptionSpec{"features.fft_size", T::kInt, "512", 64, 1024, "", "points",
-               "Real FFT size (power of two)"},
-    OptionSpec{"features.mel_bands", T::kInt, "40", 1, 128, "", "bands", "Mel filterbank bands"},
-    OptionSpec{"features.mel_low_hz", T::kInt, "20", 0, 7999, "", "Hz",
-               "Lower edge of the lowest band"},
-    OptionSpec{"features.mel_high_hz", T::kInt, "7600", 1, 8000, "", "Hz",
-               "Upper edge of the highest band"},
-    OptionSpec{"features.mfcc_count", T::kInt, "13", 1, 128, "", "coefficients",
-               "Cepstral coefficients kept (DCT-II of the log-mel energies)"},
-    OptionSpec{"features.lifter", T::kInt, "0", 0, 100, "", "",
-               "Cepstral liftering coefficient L (0: off, 22 is usual)"},
-    OptionSpec{"features.mean_norm", T::kString, "none", 0, 0, "none|running", "",
-               "Cepstral mean normalisation of the MFCCs: running mean over about 1.3 s"},
     OptionSpec{"vad.model", T::kString, "", 0, 0, "", "",
                "VAD model file (empty: the bundled models/vad/vad.eshm)"},
     OptionSpec{"vad.smooth_ms", T::kInt, "210", 0, 1000, "", "ms",
@@ -95,10 +80,11 @@ constexpr std::array kOptions = {
                "Command sets: what no set says gets the open transcript (decoded again after the "
                "endpoint with the language model: more memory and latency for those requests) "
                "instead of the command decoder's words; the command event still says rejected"},
-    OptionSpec{"stt.command_model", T::kString, "", 0, 0, "", "",
-               "Command classifier joined to the command words (stt.words, or an stt.grammar "
-               "whose one rule says one of them; empty: the bundled models/commands/commands.eshm when "
-               "they are its ten words; none: off)"},
+    OptionSpec{
+        "stt.command_model", T::kString, "", 0, 0, "", "",
+        "Command classifier joined to the command words (stt.words, or an stt.grammar "
+        "whose one rule says one of them; empty: the bundled models/commands/commands.eshm when "
+        "they are its ten words; none: off)"},
     OptionSpec{"stt.partial_interval_ms", T::kInt, "500", 0, 10000, "", "ms",
                "A partial transcript (final: false) at most this often during a request when it "
                "changed (0: final transcripts only)"},

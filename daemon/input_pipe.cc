@@ -16,6 +16,7 @@
 #include <mutex>
 #include <thread>
 
+#include "audio/format.h"
 #include "audio/frame_source.h"
 #include "audio/sound_file.h"
 #include "daemon/input.h"
@@ -143,7 +144,7 @@ void PipeInput::Move() {
   const bool failed = state_->failed;
   lock.unlock();
   ended_ = true;
-  Log(LOG_INFO, "end of standard input after %.2f s", static_cast<double>(pushed_) / 100.0);
+  Log(LOG_INFO, "end of standard input after %.2f s", audio::FramesToSeconds(pushed_));
   hooks_.on_end(failed);
 }
 

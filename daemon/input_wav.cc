@@ -5,6 +5,7 @@
 // that fails to decode part way ends it too, with exit status 1.
 #include <cstring>
 
+#include "audio/format.h"
 #include "audio/frame_source.h"
 #include "daemon/input.h"
 #include "daemon/log.h"
@@ -82,7 +83,7 @@ bool WavInput::PushUntil(int64_t count) {
     if (!more.ok() || !*more) {
       ended_ = true;
       sd_event_source_set_enabled(source_.get(), SD_EVENT_OFF);
-      Log(LOG_INFO, "end of %s after %.2f s", path_.c_str(), static_cast<double>(pushed_) / 100.0);
+      Log(LOG_INFO, "end of %s after %.2f s", path_.c_str(), audio::FramesToSeconds(pushed_));
       hooks_.on_end(!more.ok());
       return false;
     }

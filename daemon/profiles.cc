@@ -11,6 +11,7 @@
 #include <cstring>
 #include <thread>
 
+#include "base/q15.h"
 #include "daemon/bus.h"
 #include "daemon/log.h"
 #include "daemon/manager.h"
@@ -99,9 +100,8 @@ bool LoadAbandoned() { return load_abandoned.load(); }
 
 Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
     const config::Config& config) {
-  auto front_end = options::BindFrontEnd(config);
-  if (!front_end.ok()) return front_end.error();
-  return std::make_shared<statemachine::ModelLibrary>(config, *front_end, statemachine::StageSet{});
+  return std::make_shared<statemachine::ModelLibrary>(config, features::FrontEndConfig{},
+                                                      statemachine::StageSet{});
 }
 
 // The governor and its first decision's models, loaded here (start-up loads before READY=1).
@@ -194,7 +194,7 @@ std::vector<KeywordState> Manager::keywords() const {
     const int32_t threshold_q15 =
         kws::ThresholdQ15(sensitivities_[k], keyword.model->default_threshold_q15());
     states.push_back(KeywordState{keyword.name, keyword.model->phrase(), sensitivities_[k],
-                                  threshold_q15 / 32768.0, keyword.path,
+                                  FromQ15(threshold_q15), keyword.path,
                                   keyword.small ? "small" : "large"});
   }
   return states;

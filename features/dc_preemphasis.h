@@ -11,11 +11,13 @@
 #include <cstdint>
 #include <span>
 
+#include "base/q15.h"
+
 namespace earshot::features {
 
 class DcPreEmphasis {
  public:
-  static constexpr int32_t kIdentityPoleQ15 = 32768;  // 1.0: no DC removal
+  static constexpr int32_t kIdentityPoleQ15 = kQ15One;  // 1.0: no DC removal
 
   // dc_removal false ignores dc_pole_q15 (see above).
   DcPreEmphasis(int dc_pole_q15, int preemphasis_q15, bool dc_removal = true)

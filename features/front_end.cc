@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "base/q15.h"
+
 namespace earshot::features {
 
 Result<std::unique_ptr<FrontEnd>> FrontEnd::Create(const FrontEndConfig& config) {
@@ -20,7 +22,7 @@ FrontEnd::FrontEnd(const FrontEndConfig& c)
       log_(
           [this] {
             const auto& w = window_.weights_q15();
-            return std::accumulate(w.begin(), w.end(), 0.0) / 32768.0;
+            return std::accumulate(w.begin(), w.end(), 0.0) / kQ15One;
           }(),
           c.log_reference,
           MelBandGains(c.mel_bands, c.mel_low_hz, c.mel_high_hz, c.mel_scale, c.mel_norm),

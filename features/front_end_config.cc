@@ -1,6 +1,11 @@
 #include "features/front_end_config.h"
 
+#include <array>
 #include <bit>
+#include <charconv>
+#include <utility>
+
+#include "base/q15.h"
 
 namespace earshot::features {
 
@@ -32,13 +37,68 @@ Status FrontEndConfig::Validate() const {
     return fail("log_floor_db must be in [-100, 60] dB re int16 power");
   }
   if (mean_norm_shift < 1 || mean_norm_shift > 15) return fail("mean_norm_shift must be in [1, 15]");
-  if (preemphasis_q15 < 0 || preemphasis_q15 > 32767) {
+  if (preemphasis_q15 < 0 || preemphasis_q15 > kQ15Max) {
     return fail("pre-emphasis " + std::to_string(preemphasis_q15) + " / 32768 must be in [0, 1)");
   }
-  if (dc_pole_q15 < 0 || dc_pole_q15 > 32767) {
+  if (dc_pole_q15 < 0 || dc_pole_q15 > kQ15Max) {
     return fail("DC-removal pole " + std::to_string(dc_pole_q15) + " / 32768 must be in [0, 1)");
   }
   return OkStatus();
+}
+
+namespace {
+
+// The integer fields WithSettings sets, by key.
+constexpr std::array<std::pair<std::string_view, int FrontEndConfig::*>, 7> kIntSettings = {{
+    {"window_ms", &FrontEndConfig::window_ms},
+    {"fft_size", &FrontEndConfig::fft_size},
+    {"mel_bands", &FrontEndConfig::mel_bands},
+    {"mel_low_hz", &FrontEndConfig::mel_low_hz},
+    {"mel_high_hz", &FrontEndConfig::mel_high_hz},
+    {"mfcc_count", &FrontEndConfig::mfcc_count},
+    {"lifter", &FrontEndConfig::lifter},
+}};
+
+Status Set(FrontEndConfig& config, std::string_view key, std::string_view value) {
+  auto fail = [&](const std::string& why) {
+    return Status(
+        Error{"front-end setting '" + std::string(key) + "=" + std::string(value) + "': " + why});
+  };
+  if (key == "mean_norm") {
+    if (value != "none" && value != "running") return fail("mean_norm is none or running");
+    config.mean_norm = value == "running" ? MeanNorm::kRunning : MeanNorm::kNone;
+    return OkStatus();
+  }
+  for (const auto& [name, field] : kIntSettings) {
+    if (key != name) continue;
+    int parsed = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), parsed);
+    if (error != std::errc() || end != value.data() + value.size()) return fail("not an integer");
+    config.*field = parsed;
+    return OkStatus();
+  }
+  return fail(
+      "no such key (window_ms, fft_size, mel_bands, mel_low_hz, mel_high_hz, "
+      "mfcc_count, lifter, mean_norm)");
+}
+
+}  // namespace
+
+Result<FrontEndConfig> WithSettings(FrontEndConfig config, std::string_view settings) {
+  while (!settings.empty()) {
+    const size_t comma = settings.find(',');
+    const std::string_view item = settings.substr(0, comma);
+    settings = comma == std::string_view::npos ? std::string_view() : settings.substr(comma + 1);
+    const size_t equals = item.find('=');
+    if (equals == std::string_view::npos) {
+      return Error{"front-end setting '" + std::string(item) + "': expected KEY=VALUE"};
+    }
+    if (Status s = Set(config, item.substr(0, equals), item.substr(equals + 1)); !s.ok()) {
+      return s.error();
+    }
+  }
+  if (Status s = config.Validate(); !s.ok()) return s.error();
+  return config;
 }
 
 FrontEndConfig EmbeddingFrontEndConfig() {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "base/result.h"
 
@@ -47,10 +48,15 @@ struct FrontEndConfig {
   int window_samples() const { return sample_rate_hz * window_ms / 1000; }
   int hop_samples() const { return sample_rate_hz * hop_ms / 1000; }
 
-  // Explains the first impossible setting, with its unit. (The options table's [features] section
-  // binds it: options/stage_options.h.)
+  // Explains the first impossible setting, with its unit.
   Status Validate() const;
 };
+
+// `config` with the settings of `settings`, "KEY=VALUE[,KEY=VALUE...]" (keys: window_ms, fft_size,
+// mel_bands, mel_low_hz, mel_high_hz, mfcc_count and lifter, integers; mean_norm, none|running),
+// validated: the front ends a model might be trained on (`earshot features --front-end`). The
+// device runs the defaults above, which every bundled model states.
+Result<FrontEndConfig> WithSettings(FrontEndConfig config, std::string_view settings);
 
 // The log-mel of Google's speech embedding (openWakeWord's melspectrogram.onnx, which the
 // embedding model reads): 32 Slaney bands over 60-3800 Hz, area-normalised, 10 log10 of the power

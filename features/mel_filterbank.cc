@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "base/q15.h"
 #include "features/simd.h"
 
 namespace earshot::features {
@@ -73,7 +74,8 @@ MelFilterbank::MelFilterbank(int bands, int low_hz, int high_hz, int fft_size, i
   weight_offset_.push_back(0);
   for (const MelBand& band : MelBands(bands, low_hz, high_hz, fft_size, sample_rate, scale)) {
     first_bin_.push_back(band.first_bin);
-    for (double w : band.weights) weights_q15_.push_back(SaturateTo<int16_t>(std::lround(w * 32768)));
+    for (double w : band.weights)
+      weights_q15_.push_back(SaturateTo<int16_t>(std::lround(w * kQ15One)));
     weight_offset_.push_back(static_cast<int>(weights_q15_.size()));
   }
 }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "base/q15.h"
 #include "features/dct.h"
 #include "features/mel_filterbank.h"
 
@@ -38,8 +39,8 @@ Result<std::unique_ptr<ReferenceFrontEnd>> ReferenceFrontEnd::Create(const Front
 ReferenceFrontEnd::ReferenceFrontEnd(const FrontEndConfig& c, FftPlanning planning)
     : config_(c),
       plan_(std::make_unique<Plan>(c.fft_size, planning)),
-      dc_pole_(static_cast<float>(c.dc_pole_q15 / 32768.0)),
-      preemphasis_(static_cast<float>(c.preemphasis_q15 / 32768.0)),
+      dc_pole_(static_cast<float>(FromQ15(c.dc_pole_q15))),
+      preemphasis_(static_cast<float>(FromQ15(c.preemphasis_q15))),
       history_(c.window_samples()),
       window_(c.window_samples()),
       power_(c.fft_size / 2 + 1),

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "base/q15.h"
 #include "features/fixed_point.h"
 #include "features/simd.h"
 
@@ -19,7 +20,7 @@ Window::Window(int length, int max_bits, bool allow_simd)
 #endif
   for (int n = 0; n < length; ++n) {
     const double w = 0.5 - 0.5 * std::cos(2 * std::numbers::pi * n / length);
-    window_q15_[n] = SaturateTo<int16_t>(std::lround(w * 32768.0));  // 1.0 saturates to 32767
+    window_q15_[n] = SaturateTo<int16_t>(std::lround(w * kQ15One));  // 1.0 saturates to 32767
   }
 }
 

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "base/q15.h"
 #include "models/int8_dot.h"
 #include "models/requantize.h"
 
@@ -158,7 +159,7 @@ Result<Int8Mlp> Int8Mlp::Load(const ModelFile& file, int inputs, int outputs) {
   auto sigmoid = file.Read<uint16_t>("sigmoid", {2 * kLogitHalfRange});
   if (!sigmoid.ok()) return sigmoid.error();
   // Scores are probabilities in Q15 (a threshold of 32768 is never reached: kws.h).
-  if (*std::max_element(sigmoid->begin(), sigmoid->end()) > 32767) {
+  if (*std::max_element(sigmoid->begin(), sigmoid->end()) > kQ15Max) {
     return file.Fail("the sigmoid table holds scores above 32767, 1.0 in Q15");
   }
   mlp.sigmoid_q15_ = std::move(sigmoid).value();

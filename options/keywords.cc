@@ -3,6 +3,7 @@
 #include <string_view>
 #include <utility>
 
+#include "audio/format.h"
 #include "config/paths.h"
 
 namespace earshot::options {
@@ -94,7 +95,7 @@ Result<std::vector<KeywordSpec>> KeywordSpecs(const KeywordLists& lists) {
       return Error{"option kws.names: '" + spec.name + "' is no keyword name: " + problem};
     }
     if (!sensitivities.empty()) spec.sensitivity = sensitivities[k];
-    if (!refractory_ms.empty()) spec.refractory_frames = static_cast<int>(refractory_ms[k] / 10);
+    if (!refractory_ms.empty()) spec.refractory_frames = audio::MsToFrames(refractory_ms[k]);
     specs.push_back(std::move(spec));
   }
   return specs;

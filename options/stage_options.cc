@@ -4,6 +4,8 @@
 #include <string>
 #include <utility>
 
+#include "audio/format.h"
+#include "base/q15.h"
 #include "config/paths.h"
 #include "options/keywords.h"
 
@@ -21,35 +23,20 @@ std::string OrDefault(const std::string& value, const std::string& fallback) {
 
 }  // namespace
 
-Result<features::FrontEndConfig> BindFrontEnd(const config::Config& config) {
-  features::FrontEndConfig c;
-  c.window_ms = Int(config, "features.window_ms");
-  c.fft_size = Int(config, "features.fft_size");
-  c.mel_bands = Int(config, "features.mel_bands");
-  c.mel_low_hz = Int(config, "features.mel_low_hz");
-  c.mel_high_hz = Int(config, "features.mel_high_hz");
-  c.mfcc_count = Int(config, "features.mfcc_count");
-  c.lifter = Int(config, "features.lifter");
-  c.mean_norm = config.String("features.mean_norm") == "running" ? features::MeanNorm::kRunning
-                                                                   : features::MeanNorm::kNone;
-  if (Status s = c.Validate(); !s.ok()) return s.error();
-  return c;
-}
-
 Result<vad::VadConfig> BindVad(const config::Config& config) {
   vad::VadConfig c;
   c.smooth_half_frames = Int(config, "vad.smooth_ms") / 20;
-  c.threshold_q15 = static_cast<int32_t>(config.Float("vad.threshold") * 32767.0 + 0.5);
-  c.min_speech_frames = Int(config, "vad.min_speech_ms") / 10;
-  c.hangover_frames = Int(config, "vad.hangover_ms") / 10;
+  c.threshold_q15 = static_cast<int32_t>(config.Float("vad.threshold") * kQ15Max + 0.5);
+  c.min_speech_frames = audio::MsToFrames(Int(config, "vad.min_speech_ms"));
+  c.hangover_frames = audio::MsToFrames(Int(config, "vad.hangover_ms"));
   if (Status s = c.Validate(); !s.ok()) return s.error();
   return c;
 }
 
 Result<kws::KwsConfig> BindKws(const config::Config& config) {
   kws::KwsConfig c;
-  c.gap_frames = Int(config, "kws.gap_ms") / 10;
-  c.smooth_frames = std::max(1, Int(config, "kws.smooth_ms") / 10);
+  c.gap_frames = audio::MsToFrames(Int(config, "kws.gap_ms"));
+  c.smooth_frames = std::max(1, audio::MsToFrames(Int(config, "kws.smooth_ms")));
   if (Status s = c.Validate(); !s.ok()) return s.error();
   return c;
 }

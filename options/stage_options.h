@@ -1,24 +1,21 @@
 // The options table bound to the stages' plain configs: the one place below the hosts (the
-// cascade, the daemon, the tools) that reads config::Config by name for the front end, the VAD,
-// the keyword spotter and speech-to-text. The stages themselves take their Config structs only, so
-// features/ and models/ never see the string-keyed table. Each binding checks the result with the
-// struct's Validate(); errors name the option or the unit.
+// cascade, the daemon, the tools) that reads config::Config by name for the VAD, the keyword
+// spotter and speech-to-text. (The front end has no options: every bundled model states
+// features::FrontEndConfig's defaults, so the device runs those.) The stages themselves take their
+// Config structs only, so features/ and models/ never see the string-keyed table. Each binding
+// checks the result with the struct's Validate(); errors name the option or the unit.
 #pragma once
 
 #include <vector>
 
 #include "base/result.h"
 #include "config/config.h"
-#include "features/front_end_config.h"
 #include "models/kws/keywords.h"
 #include "models/kws/kws.h"
 #include "models/stt/stt.h"
 #include "models/vad/vad.h"
 
 namespace earshot::options {
-
-// [features]: the front end's window, FFT, mel bands, MFCCs and mean normalisation.
-Result<features::FrontEndConfig> BindFrontEnd(const config::Config& config);
 
 // [vad]: smoothing, threshold, minimum speech and hangover, from ms to 10 ms frames.
 Result<vad::VadConfig> BindVad(const config::Config& config);

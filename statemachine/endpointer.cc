@@ -1,12 +1,14 @@
 #include "statemachine/endpointer.h"
 
+#include "audio/format.h"
+
 namespace earshot::statemachine {
 
 EndpointConfig EndpointConfig::FromConfig(const config::Config& config) {
   EndpointConfig c;
-  c.endpoint_silence_frames = static_cast<int>(config.Int("stt.endpoint_silence_ms") / 10);
-  c.max_utterance_frames = static_cast<int>(config.Int("stt.max_utterance_ms") / 10);
-  c.no_speech_timeout_frames = static_cast<int>(config.Int("stt.no_speech_timeout_ms") / 10);
+  c.endpoint_silence_frames = audio::MsToFrames(config.Int("stt.endpoint_silence_ms"));
+  c.max_utterance_frames = audio::MsToFrames(config.Int("stt.max_utterance_ms"));
+  c.no_speech_timeout_frames = audio::MsToFrames(config.Int("stt.no_speech_timeout_ms"));
   return c;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "base/q15.h"
 #include "config/paths.h"
 #include "models/stt_factory/load_model.h"
 #include "options/stage_options.h"
@@ -120,7 +121,7 @@ Result<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>> LoadKeywordVerifi
     if (verify) {
       if (verify->run_weight_milli) t.run_weight = *verify->run_weight_milli / 1000.0;
       t.run_offset = verify->run_offset_milli / 1000.0;
-      t.narrowband_penalty = verify->narrowband_penalty_q15 / 32767.0;
+      t.narrowband_penalty = ScoreFromQ15(verify->narrowband_penalty_q15);
     }
     terms.push_back(t);
   }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "audio/format.h"
 #include "options/stage_options.h"
 #include "statemachine/model_library.h"
 #include "statemachine/stage_timer.h"
@@ -12,7 +13,9 @@ namespace {
 
 // A time in seconds on the 10 ms frame grid (a sum such as 1.05 + 2.51 prints as 3.56, not as
 // 3.5600000000000005).
-double OnFrameGrid(double s) { return std::round(s * 100.0) / 100.0; }
+double OnFrameGrid(double s) {
+  return std::round(s * audio::kFramesPerSecond) / audio::kFramesPerSecond;
+}
 
 // Frames the VAD holds back before deciding one: its lookahead, the smoother's half window and the
 // minimum speech run (vad.h), plus slack.
@@ -39,18 +42,14 @@ Result<PipelineModels> PipelineModels::Load(const config::Config& config,
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config, StageSet stages,
                                                    EventSink* sink) {
-  Result<features::FrontEndConfig> fe_config = options::BindFrontEnd(config);
-  if (!fe_config.ok()) return fe_config.error();
-  Result<PipelineModels> models = PipelineModels::Load(config, *fe_config, stages);
+  Result<PipelineModels> models = PipelineModels::Load(config, features::FrontEndConfig{}, stages);
   if (!models.ok()) return models.error();
   return Create(config, std::move(models).value(), sink);
 }
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config,
                                                    PipelineModels models, EventSink* sink) {
-  Result<features::FrontEndConfig> fe_config = options::BindFrontEnd(config);
-  if (!fe_config.ok()) return fe_config.error();
-  auto front_end = features::FrontEnd::Create(*fe_config);
+  auto front_end = features::FrontEnd::Create(features::FrontEndConfig{});
   if (!front_end.ok()) return front_end.error();
   Settings settings;
   Result<vad::VadConfig> vad_config = options::BindVad(config);

@@ -139,7 +139,7 @@ class Pipeline {
   void PushReference(const audio::Frame& played);
 
   State state() const { return state_; }
-  double time() const { return static_cast<double>(stats_.frames) / 100.0; }  // stream seconds
+  double time() const { return audio::FramesToSeconds(stats_.frames); }  // stream seconds
   // The stream time the events have reached (the VAD's delay behind time(), and no later than
   // the start of a keyword's run in progress, whose wake is stamped with the keyword's end, nor
   // than a speech end not yet reported): what another source of events on this stream (the

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "audio/format.h"
+#include "base/q15.h"
 #include "models/kws/keywords.h"
 #include "statemachine/pipeline.h"
 #include "statemachine/stage_timer.h"
@@ -104,8 +106,8 @@ void Pipeline::OnWakes(int64_t k) {
   for (const KeywordWake& w : wakes_) {
     ++stats_.wakes;
     const double t = EndTime(w.wake.frame);
-    sink_->Emit(WakeEvent{t, models_.kws->keywords()[w.keyword].name, w.wake.score_q15 / 32767.0,
-                          request_, playback_});
+    sink_->Emit(WakeEvent{t, models_.kws->keywords()[w.keyword].name,
+                          ScoreFromQ15(w.wake.score_q15), request_, playback_});
     Enter(Next(state_, Input::kWake, speech_), k, t);  // voice -> command; command stays
   }
   wakes_.clear();
@@ -129,7 +131,7 @@ double Pipeline::event_time() const {
   for (const kws::WakeDetector& detector : detectors_) {
     if (detector.run_start() >= 0) reached = std::min(reached, detector.run_start());
   }
-  return static_cast<double>(reached) / 100.0;
+  return audio::FramesToSeconds(reached);
 }
 
 void Pipeline::PushReference(const audio::Frame& played) {
@@ -170,7 +172,7 @@ std::optional<kws::Wake> Pipeline::Verified(size_t i, kws::Wake wake) {
   if (verify_thresholds_[i] < 0) return wake;
   const double confidence =
       models_.verifier->Confidence(i, wake.frame, wake.run_hops, ring_, verify_samples_);
-  const auto confidence_q15 = static_cast<int32_t>(std::lround(confidence * 32767.0));
+  const auto confidence_q15 = static_cast<int32_t>(std::lround(confidence * kQ15Max));
   if (confidence_q15 < verify_thresholds_[i]) return std::nullopt;
   wake.score_q15 = static_cast<uint16_t>(confidence_q15);
   return wake;

@@ -6,12 +6,13 @@
 #include <chrono>
 #include <cstdint>
 
+#include "audio/format.h"
 #include "statemachine/pipeline.h"
 
 namespace earshot::statemachine {
 
-inline double StartTime(int64_t k) { return static_cast<double>(k) / 100.0; }    // frame k's start
-inline double EndTime(int64_t k) { return static_cast<double>(k + 1) / 100.0; }  // frame k's end
+inline double StartTime(int64_t k) { return audio::FramesToSeconds(k); }    // frame k's start
+inline double EndTime(int64_t k) { return audio::FramesToSeconds(k + 1); }  // frame k's end
 
 // Adds the time from construction to destruction, and one frame unless `frames` is 0 (more work
 // on a frame already counted), to a stage's counter; and keeps the longest such time in

@@ -146,7 +146,7 @@ check "features logmel 40 bands" test "$(awk '{print NF}' out.txt | sort -u)" = 
 check "features logmel golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
   5b2dd9da8e899fb4c340f758d8cf389922a4f231bd97129d3e4ec9699882493c
 check "features mfcc lifter cmn" status_is 0 "$earshot" features --kind mfcc \
-  --set features.lifter=22 --set features.mean_norm=running sample.flac
+  --front-end lifter=22,mean_norm=running sample.flac
 check "features mfcc golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
   ec46ac7cecebf5dbfc4b59fac4fa5ae95ac5a4e53ba4c7d1e06a61c037f1231d
 check "features cepstra" status_is 0 "$earshot" features --kind cepstra sample.flac
@@ -165,18 +165,22 @@ check "features embedding-mel frames" test "$(wc -l <out.txt)" -eq 455
 check "features embedding-mel 32 bands" test "$(awk '{print NF}' out.txt | sort -u)" = 32
 check "features embedding-mel golden" test "$(sha256sum <out.txt | cut -c1-64)" = \
   b8c0992aa8e8a3a2d56b01dc967e0edf38d3ddd2fb8e702072ca597c7e5b1cb4
-check "features embedding-mel ignores [features]" status_is 0 "$earshot" features \
-  --kind embedding-mel --set features.mel_bands=20 sample.flac
-check "features embedding-mel ignores [features] golden" test \
-  "$(sha256sum <out.txt | cut -c1-64)" = b8c0992aa8e8a3a2d56b01dc967e0edf38d3ddd2fb8e702072ca597c7e5b1cb4
+check "features embedding-mel --front-end" status_is 2 "$earshot" features \
+  --kind embedding-mel --front-end mel_bands=20 sample.flac
+check "features embedding-mel --front-end named" one_error_line_naming "front-end is for logmel and mfcc"
+check "features --front-end unknown key" status_is 2 "$earshot" features --kind logmel \
+  --front-end mel_bands=20,hop_ms=5 sample.flac
+check "features --front-end unknown key named" one_error_line_naming "'hop_ms=5': no such key"
+check "features the [features] options are gone" status_is 2 "$earshot" features --kind logmel \
+  --set features.mel_bands=20 sample.flac
 check "features embedding-mel --noise-suppression" status_is 2 "$earshot" features \
   --kind embedding-mel --noise-suppression sample.flac
 check "features bad kind" status_is 2 "$earshot" features --kind mel sample.flac
 check "features no file" status_is 2 "$earshot" features --kind mfcc
 check "features missing file" status_is 1 "$earshot" features --kind mfcc missing.flac
 check "features missing file named" one_error_line_naming missing.flac
-check "features impossible window" status_is 1 "$earshot" features --kind mfcc \
-  --set features.window_ms=32 --set features.fft_size=256 sample.flac
+check "features impossible window" status_is 2 "$earshot" features --kind mfcc \
+  --front-end window_ms=32,fft_size=256 sample.flac
 check "features impossible window explained" grep -q "must be >= the hop and fit in the 256-point FFT" err.txt
 
 # VAD: one line per 10 ms frame, t<TAB>score<TAB>speech; golden digest on the bundled sample.

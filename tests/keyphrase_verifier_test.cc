@@ -12,13 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "models/stt/stt.h"
 #include "tests/read_samples.h"
 
 namespace earshot::pocketsphinx {
 namespace {
 
-const std::string kModel = "/usr/share/pocketsphinx/model/en-us/en-us";
-const std::string kDictionary = "/usr/share/pocketsphinx/model/en-us/cmudict-en-us.dict";
+const std::string kModel = stt::SttConfig{}.acoustic_model;  // Debian's en-us
+const std::string kDictionary = stt::SttConfig{}.dictionary;
 constexpr int kRate = 16000;
 
 // The sample's audio from `from` to `to` seconds.

@@ -398,7 +398,7 @@ TEST(Pocketsphinx, EarshotsFrontEndDecodesReadSpeech) {
 }
 
 TEST(SphinxCepstra, ReadsTheModelsFeatureParameters) {
-  const std::string debian = "/usr/share/pocketsphinx/model/en-us/en-us/feat.params";
+  const std::string debian = SttConfig{}.acoustic_model + "/feat.params";
   if (!std::filesystem::exists(debian)) GTEST_SKIP() << "no " << debian;
   auto spec = pocketsphinx::CepstraSpec::FromFeatParams(debian);
   ASSERT_TRUE(spec.ok()) << spec.error().message;
@@ -488,7 +488,7 @@ TEST(JsgfCheck, StatementsPocketsphinxCanPlace) {
 // A copy of Debian's en-us model in which `file` is replaced by `edit` of its bytes.
 std::string EditedModel(const std::string& name, const std::string& file,
                         const std::function<void(std::string&)>& edit) {
-  const std::filesystem::path debian = "/usr/share/pocketsphinx/model/en-us/en-us";
+  const std::filesystem::path debian = SttConfig{}.acoustic_model;
   const std::filesystem::path dir = testing_util::TestTempPath(name);
   std::filesystem::remove_all(dir);
   std::filesystem::copy(debian, dir);
@@ -502,7 +502,7 @@ std::string EditedModel(const std::string& name, const std::string& file,
 // A cut binary mdef crashed inside libpocketsphinx, a cut sendump decoded garbage; both, and
 // indices the library follows unchecked, are errors naming the file before it reads them.
 TEST(Pocketsphinx, DamagedAcousticModelsAreClearErrors) {
-  if (!std::filesystem::exists("/usr/share/pocketsphinx/model/en-us/en-us/sendump")) {
+  if (!std::filesystem::exists(SttConfig{}.acoustic_model + "/sendump")) {
     GTEST_SKIP() << "no Debian en-us model";
   }
   const auto keep = [](double share) {

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "audio/format.h"
 #include "audio/frame_source.h"
 #include "governor/governor.h"
 #include "options/stage_options.h"
@@ -57,7 +58,7 @@ void PrintStage(const char* name, const statemachine::StageCounter& c, double au
 }
 
 void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
-  const double audio_s = static_cast<double>(s.frames) / 100.0;
+  const double audio_s = audio::FramesToSeconds(s.frames);
   std::printf("stage\tframes\tus_per_audio_s\tcore_percent\n");
   PrintStage("front_end", s.front_end, audio_s);
   PrintStage("vad", s.vad, audio_s);
@@ -80,14 +81,13 @@ void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
 // The models of --profile (the governor's choice for it), or those the config names.
 Result<statemachine::PipelineModels> LoadModels(const cli::Args& args, const config::Config& config,
                                                 statemachine::StageSet stages) {
-  auto front_end = options::BindFrontEnd(config);
-  if (!front_end.ok()) return front_end.error();
+  const features::FrontEndConfig front_end;
   const std::string name = args.Option("--profile", "");
-  if (name.empty()) return statemachine::PipelineModels::Load(config, *front_end, stages);
+  if (name.empty()) return statemachine::PipelineModels::Load(config, front_end, stages);
   auto profile = governor::ParseProfileSetting(name);  // checked by Bench
   auto gov_config = governor::GovernorConfig::FromConfig(config);
   if (!gov_config.ok()) return gov_config.error();
-  statemachine::ModelLibrary library(config, *front_end, stages);
+  statemachine::ModelLibrary library(config, front_end, stages);
   return library.For(gov_config->Models(**profile));
 }
 

@@ -18,20 +18,20 @@ namespace {
 
 constexpr std::string_view kUsage =
     "usage: earshot features --kind logmel|mfcc|cepstra|embedding-mel|embedding\n"
-    "                        [--noise-suppression] [--model F] [--config F]\n"
-    "                        [--set features.KEY=VALUE]... FILE\n"
+    "                        [--front-end KEY=VALUE[,KEY=VALUE...]] [--noise-suppression]\n"
+    "                        [--model F] [--config F] FILE\n"
     "\n"
     "Prints the fixed-point front end's output for FILE, one 10 ms frame per line, values\n"
     "separated by spaces:\n"
-    "  logmel  features.mel_bands integers: band energy in dB re full scale, Q8 (divide by 256)\n"
-    "  mfcc    features.mfcc_count integers: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
+    "  logmel  mel_bands integers: band energy in dB re full scale, Q8 (divide by 256)\n"
+    "  mfcc    mfcc_count integers: DCT-II (orthonormal) of the log-mel, dB units, Q8\n"
     "  cepstra floats: the cepstra pocketsphinx can decode from earshot's front end\n"
     "          (models/pocketsphinx/sphinx_cepstra.h; set by stt.acoustic_model's feat.params,\n"
-    "          not by [features]; noise suppression always on, as pocketsphinx's -remove_noise)\n"
+    "          not by --front-end; noise suppression always on, as pocketsphinx's -remove_noise)\n"
     "  embedding-mel  32 integers: the speech embedding's log-mel (openWakeWord's\n"
     "          melspectrogram), 10 log10 of the area-normalised Slaney band power of the int16\n"
     "          samples, in dB Q8 (divide by 256), floored at 0 dB (features::\n"
-    "          EmbeddingFrontEndConfig; not set by [features], no noise suppression)\n"
+    "          EmbeddingFrontEndConfig; not set by --front-end, no noise suppression)\n"
     "  embedding  96 floats every 8th frame (80 ms): Google's speech embedding of the last 76\n"
     "          frames of embedding-mel, int8 (models/embedding/speech_embedding.h) times its\n"
     "          scale; the first line is frame 75's. --model F: another embedding model (default:\n"
@@ -39,7 +39,10 @@ constexpr std::string_view kUsage =
     "Frame k is the analysis window ending at the end of hop k (the stream starts from silence).\n"
     "--noise-suppression: logmel and mfcc after the front end's noise suppression (features/\n"
     "noise_suppression.h), as keyword models trained on it see the log-mel.\n"
-    "Front-end parameters: the [features] section of --print-config.\n";
+    "--front-end: logmel and mfcc of another front end than the device's (the one every\n"
+    "bundled model states: 25 ms window, 512-point FFT, 40 bands over 20-7600 Hz, 13 MFCCs, no\n"
+    "lifter, no mean normalisation): keys window_ms, fft_size, mel_bands, mel_low_hz,\n"
+    "mel_high_hz, mfcc_count, lifter (integers) and mean_norm (none|running).\n";
 
 template <typename T>
 void PrintFrame(std::span<const T> values, std::string& line) {
@@ -141,6 +144,11 @@ int Features(const cli::Args& args) {
         "features: --noise-suppression is for logmel and mfcc (the embedding's log-mel has none)");
     return cli::kExitUsage;
   }
+  if (args.Has("--front-end") && kind != "logmel" && kind != "mfcc") {
+    PrintError("features: --front-end is for logmel and mfcc (" + kind +
+               " has a front end of its own)");
+    return cli::kExitUsage;
+  }
   const std::string model = args.Option("--model", "");
   if (!model.empty() && kind != "embedding") {
     PrintError("features: --model is for --kind embedding");
@@ -152,10 +160,16 @@ int Features(const cli::Args& args) {
         *cfg, args.positional[0],
         model.empty() ? config::BundledModelPath("embedding/speech_embedding.eshm") : model);
   }
-  // The embedding's log-mel is its own front end: [features] configures the main one.
+  // The embedding's log-mel is its own front end: --front-end changes the main one.
+  Result<features::FrontEndConfig> settings =
+      features::WithSettings({}, args.Option("--front-end", ""));
+  if (!settings.ok()) {
+    PrintError("features: " + settings.error().message);
+    return cli::kExitUsage;
+  }
   auto front_end = kind == "embedding-mel"
                        ? features::FrontEnd::Create(features::EmbeddingFrontEndConfig())
-                       : MakeFrontEnd(*cfg, noise_suppression);
+                       : MakeFrontEnd(*settings, noise_suppression);
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return cli::kExitRuntime;
@@ -186,7 +200,7 @@ const cli::Command kFeaturesCommand{
     "features",
     "print the fixed-point log-mel or MFCC frames, or the speech embedding, of a file",
     kUsage,
-    {"--kind", "--model"},
+    {"--kind", "--model", "--front-end"},
     {"--noise-suppression"},
     Features};
 

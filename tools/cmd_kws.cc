@@ -5,8 +5,10 @@
 #include <span>
 #include <vector>
 
+#include "audio/format.h"
 #include "audio/frame_source.h"
 #include "audio/ring_buffer.h"
+#include "base/q15.h"
 #include "features/front_end.h"
 #include "models/kws/detector.h"
 #include "models/kws/keyword_set.h"
@@ -130,7 +132,7 @@ int Kws(const cli::Args& command_args) {
     PrintError(specs.error().message);
     return cli::kExitUsage;
   }
-  auto front_end = MakeFrontEnd(*cfg);
+  auto front_end = MakeFrontEnd({});
   if (!front_end.ok()) {
     PrintError(front_end.error().message);
     return cli::kExitRuntime;
@@ -170,8 +172,8 @@ int Kws(const cli::Args& command_args) {
   Status s = ForEachAudioFrame(**source, [&](const audio::Frame& frame) {
     (*front_end)->Process(frame);
     session.Process((*front_end)->logmel_db_q8());
-    for (size_t k = 0; k < keywords.size(); ++k) shown[k] = session.scores()[k] / 32767.0;
-    const double t = static_cast<double>(hop + 1) / 100.0;
+    for (size_t k = 0; k < keywords.size(); ++k) shown[k] = ScoreFromQ15(session.scores()[k]);
+    const double t = audio::FramesToSeconds(hop + 1);
     if (candidates) {
       for (const auto& c : candidates->Push(hop, frame, session.scores(), shown)) {
         if (only_candidates) PrintCandidate(t, keywords[c.keyword].name, c);

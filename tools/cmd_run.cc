@@ -163,12 +163,8 @@ int Run(const cli::Args& args) {
     PrintError("run: --sensors and --sysfs-root are two sources for one governor: give one");
     return cli::kExitUsage;
   }
-  auto front_end = options::BindFrontEnd(*cfg);
-  if (!front_end.ok()) {
-    PrintError(front_end.error().message);
-    return cli::kExitRuntime;
-  }
-  Result<std::optional<Governed>> governed = MakeGoverned(args, *cfg, *front_end, *stages);
+  Result<std::optional<Governed>> governed =
+      MakeGoverned(args, *cfg, features::FrontEndConfig{}, *stages);
   if (!governed.ok()) {
     PrintError(governed.error().message);
     return cli::kExitRuntime;
@@ -177,8 +173,8 @@ int Run(const cli::Args& args) {
   // Loaded once: every file is a new stream over the same models (with a governor, those of its
   // starting profile; its first poll announces the profile and swaps if need be).
   auto models = governor != nullptr
-      ? governor->library->For(governor->StartSizes())
-      : statemachine::PipelineModels::Load(*cfg, *front_end, *stages);
+                    ? governor->library->For(governor->StartSizes())
+                    : statemachine::PipelineModels::Load(*cfg, features::FrontEndConfig{}, *stages);
   if (!models.ok()) {
     PrintError(models.error().message);
     return cli::kExitRuntime;

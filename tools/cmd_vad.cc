@@ -1,6 +1,8 @@
 // `earshot vad`: the voice-activity detector over a file, one line per 10 ms frame.
 #include <cstdio>
 
+#include "audio/format.h"
+#include "base/q15.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -33,7 +35,7 @@ int Vad(const cli::Args& args) {
     return cli::kExitRuntime;
   }
   Status s = stage->Run(**source, [](const vad::VadFrame& f) {
-    std::printf("%.2f\t%.5f\t%d\n", static_cast<double>(f.index) / 100.0, f.score_q15 / 32767.0,
+    std::printf("%.2f\t%.5f\t%d\n", audio::FramesToSeconds(f.index), ScoreFromQ15(f.score_q15),
                 f.speech ? 1 : 0);
   });
   if (!s.ok()) {

@@ -14,12 +14,10 @@ audio::FileSourceOptions SourceOptions(const config::Config& config) {
   return options;
 }
 
-Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config,
+Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(features::FrontEndConfig config,
                                                          bool noise_suppression) {
-  Result<features::FrontEndConfig> fe_config = options::BindFrontEnd(config);
-  if (!fe_config.ok()) return fe_config.error();
-  fe_config->noise_suppression = noise_suppression;
-  return features::FrontEnd::Create(*fe_config);
+  config.noise_suppression = noise_suppression;
+  return features::FrontEnd::Create(config);
 }
 
 Status ForEachAudioFrame(audio::FrameSource& source,
@@ -71,7 +69,7 @@ Status Playback::Cancel(audio::Frame& frame) {
 }
 
 Result<VadStage> VadStage::Create(const config::Config& config) {
-  auto front_end = MakeFrontEnd(config);
+  auto front_end = MakeFrontEnd({});
   if (!front_end.ok()) return front_end.error();
   auto model = vad::VadModel::Load(config::ModelPath(config, "vad.model"),
                                    (*front_end)->config());

@@ -16,9 +16,9 @@ namespace earshot::tools {
 // The source options of the [audio] section.
 audio::FileSourceOptions SourceOptions(const config::Config& config);
 
-// The front end of the [features] section, with NoiseSuppression on its log-mel if asked
-// (`earshot features --noise-suppression`).
-Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(const config::Config& config,
+// The front end of `config` (the device's: the defaults), with NoiseSuppression on its log-mel if
+// asked (`earshot features --noise-suppression`).
+Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(features::FrontEndConfig config,
                                                          bool noise_suppression = false);
 
 // Streams `source` into `on_frame`, one 10 ms frame at a time, in order.

@@ -6,6 +6,7 @@
 #include <optional>
 #include <utility>
 
+#include "base/q15.h"
 #include "models/kws/phrase.h"
 
 namespace earshot::kws {
@@ -17,7 +18,7 @@ std::string NameProblem(const std::string& name) {
 }
 
 int32_t ThresholdQ15(double sensitivity, int32_t default_threshold_q15) {
-  constexpr double kOne = 32768.0;  // 1.0 in Q15
+  constexpr double kOne = kQ15One;
   const double s = std::clamp(sensitivity, 0.0, 1.0);
   const auto t0 = static_cast<double>(default_threshold_q15);
   const double threshold = s <= 0.5 ? kOne - (kOne - t0) * s / 0.5 : t0 * (1.0 - s) / 0.5;

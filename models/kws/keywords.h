@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "audio/format.h"
 #include "base/result.h"
 #include "models/kws/keyword_set.h"
 #include "models/kws/kws.h"
@@ -23,7 +24,7 @@ struct KeywordSpec {
   std::string path;        // its model file
   std::string small_path;  // its model in the governor's small profiles; "": `path` serves both
   double sensitivity = kDefaultSensitivity;  // 0 .. 1
-  int refractory_frames = kDefaultRefractoryMs / 10;
+  int refractory_frames = audio::MsToFrames(kDefaultRefractoryMs);
 };
 
 // Empty if `name` can name a keyword (phrase.h's rules), else the cause.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/q15.h"
 #include "models/kws/phrase.h"
 #include "models/model_file.h"
 
@@ -77,7 +78,7 @@ Result<std::optional<KwsVerify>> ReadVerify(const models::ModelFile& file) {
   Result<std::vector<int32_t>> v = file.Read<int32_t>("kws_verify", {2});
   if (!v.ok()) return v.error();
   for (const int32_t threshold : *v) {
-    if (threshold < 1 || threshold > 32767) {
+    if (threshold < 1 || threshold > kQ15Max) {
       return file.Fail("kws_verify = " + std::to_string(threshold) +
                        ": expected Q15 thresholds in [1, 32767]");
     }
@@ -150,7 +151,7 @@ Result<std::shared_ptr<const KwsModel>> KwsModel::Load(const std::string& path,
   Result<std::string> phrase = ReadPhrase(*file);
   if (!phrase.ok()) return phrase.error();
   Result<int32_t> threshold = ReadOptionalScalar(
-      *file, "kws_default_threshold", kDefaultThresholdQ15, 1, 32767, "a Q15 score threshold");
+      *file, "kws_default_threshold", kDefaultThresholdQ15, 1, kQ15Max, "a Q15 score threshold");
   if (!threshold.ok()) return threshold.error();
   Result<std::optional<KwsVerify>> verify = ReadVerify(*file);
   if (!verify.ok()) return verify.error();
@@ -184,7 +185,7 @@ bool SharesTrunk(const KwsModel& a, const KwsModel& b) {
 
 Status KwsConfig::Validate() const {
   auto fail = [](const std::string& what) { return Status(Error{"kws: " + what}); };
-  if (threshold_q15 < 0 || threshold_q15 > 32768) {
+  if (threshold_q15 < 0 || threshold_q15 > kQ15One) {
     return fail("threshold " + std::to_string(threshold_q15) + " / 32768 must be in [0, 1]");
   }
   if (refractory_frames < 0) return fail("refractory period must be >= 0 frames of 10 ms");

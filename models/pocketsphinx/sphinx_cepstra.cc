@@ -5,6 +5,7 @@
 #include <map>
 #include <numbers>
 
+#include "base/q15.h"
 #include "features/dct.h"
 #include "features/mel_filterbank.h"
 #include "models/pocketsphinx/feat_params.h"
@@ -62,7 +63,7 @@ Result<CepstraSpec> CepstraSpec::FromFeatParams(const std::string& path) {
   c.mel_high_hz = ToInt(v["-upperf"]);
   c.mfcc_count = ToInt(v["-ncep"]);
   c.lifter = ToInt(v["-lifter"]);
-  c.preemphasis_q15 = ToInt(v["-alpha"] * 32768.0);
+  c.preemphasis_q15 = ToInt(v["-alpha"] * kQ15One);
   c.noise_suppression = true;  // pocketsphinx's -remove_noise, on by default
   c.log_floor_db = -127;       // pocketsphinx's logs go as low as the samples' last bit
   if (Status s = c.Validate(); !s.ok()) return Error{path + ": " + s.error().message};

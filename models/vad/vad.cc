@@ -6,6 +6,7 @@
 #include <arm_neon.h>
 #endif
 
+#include "base/q15.h"
 #include "models/model_file.h"
 
 namespace earshot::vad {
@@ -44,7 +45,7 @@ Status VadConfig::Validate() const {
   if (smooth_half_frames < 0 || smooth_half_frames > 50) {
     return fail("smoothing half-width must be in [0, 50] frames of 20 ms (0-1000 ms)");
   }
-  if (threshold_q15 < 0 || threshold_q15 > 32767) {
+  if (threshold_q15 < 0 || threshold_q15 > kQ15Max) {
     return fail("threshold " + std::to_string(threshold_q15) + " / 32767 must be in [0, 1]");
   }
   if (min_speech_frames < 0 || min_speech_frames > 100) {
