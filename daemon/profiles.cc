@@ -100,8 +100,7 @@ bool LoadAbandoned() { return load_abandoned.load(); }
 
 Result<std::shared_ptr<statemachine::ModelLibrary>> Manager::MakeLibrary(
     const config::Config& config) {
-  return std::make_shared<statemachine::ModelLibrary>(config, features::FrontEndConfig{},
-                                                      statemachine::StageSet{});
+  return std::make_shared<statemachine::ModelLibrary>(config, statemachine::StageSet{});
 }
 
 // The governor and its first decision's models, loaded here (start-up loads before READY=1).

@@ -32,9 +32,7 @@ Result<std::shared_ptr<const pocketsphinx::KeyphraseVerifier>> LoadKeywordVerifi
 
 class ModelLibrary {
  public:
-  ModelLibrary(const config::Config& config, const features::FrontEndConfig& front_end,
-               StageSet stages)
-      : config_(config), front_end_(front_end), stages_(stages) {}
+  ModelLibrary(const config::Config& config, StageSet stages) : config_(config), stages_(stages) {}
 
   // The models of `sizes`, for the stages this library serves; loads those not loaded yet.
   // Errors name the file; what was loaded before stays usable. Once `cancel` is raised, a
@@ -71,7 +69,7 @@ class ModelLibrary {
   Result<std::shared_ptr<const stt::SttModel>> Speech(SttSize size, const CancelFlag* cancel);
 
   config::Config config_;
-  features::FrontEndConfig front_end_;
+  features::FrontEndConfig front_end_;  // the device's: every model is checked against it
   StageSet stages_;
   std::shared_ptr<const vad::VadModel> vad_;
   std::optional<std::vector<kws::KeywordSpec>> keyword_specs_;

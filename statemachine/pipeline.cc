@@ -32,17 +32,15 @@ Result<StageSet> StageSet::Parse(std::string_view text) {
   return Error{"--stages: expected vad, vad,kws or all, got '" + std::string(text) + "'"};
 }
 
-Result<PipelineModels> PipelineModels::Load(const config::Config& config,
-                                            const features::FrontEndConfig& front_end,
-                                            StageSet stages) {
-  ModelLibrary library(config, front_end, stages);
+Result<PipelineModels> PipelineModels::Load(const config::Config& config, StageSet stages) {
+  ModelLibrary library(config, stages);
   const SttSize stt = config.String("stt.profile") == "small" ? SttSize::kSmall : SttSize::kLarge;
   return library.For(ProfileModels{KwsSize::kLarge, stt});
 }
 
 Result<std::unique_ptr<Pipeline>> Pipeline::Create(const config::Config& config, StageSet stages,
                                                    EventSink* sink) {
-  Result<PipelineModels> models = PipelineModels::Load(config, features::FrontEndConfig{}, stages);
+  Result<PipelineModels> models = PipelineModels::Load(config, stages);
   if (!models.ok()) return models.error();
   return Create(config, std::move(models).value(), sink);
 }

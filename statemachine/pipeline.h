@@ -69,8 +69,7 @@ struct PipelineModels {
   std::shared_ptr<const stt::SttModel> stt;  // null when the STT stage is off
   // The models the config names, for the stages in `stages`: the keywords' large models and the
   // stt.profile, whatever the governor would choose.
-  static Result<PipelineModels> Load(const config::Config& config,
-                                     const features::FrontEndConfig& front_end, StageSet stages);
+  static Result<PipelineModels> Load(const config::Config& config, StageSet stages);
 };
 
 // Work done by one stage: frames it processed and the time it took.

@@ -151,7 +151,7 @@ TEST(Keywords, SetSensitivityReachesTheModelsWaitingForIdle) {
   RecordingSink sink;
   auto pipeline = MakePipeline(config, StageSet{true, false}, &sink);
   ASSERT_NE(pipeline, nullptr);
-  ModelLibrary library(config, features::FrontEndConfig{}, StageSet{true, false});
+  ModelLibrary library(config, StageSet{true, false});
   auto small = library.For(ProfileModels{KwsSize::kSmall, SttSize::kOff});
   ASSERT_TRUE(small.ok()) << small.error().message;
   auto source = audio::FileSource::Open(kSample, {});
@@ -170,7 +170,7 @@ TEST(Keywords, SetSensitivityReachesTheModelsWaitingForIdle) {
 
 // The saver profile loads every keyword's small model; one without keeps its large model.
 TEST(Keywords, SmallProfilesLoadEachKeywordsSmallModel) {
-  ModelLibrary library(TwoKeywords("0.5,0.5"), features::FrontEndConfig{}, StageSet{true, false});
+  ModelLibrary library(TwoKeywords("0.5,0.5"), StageSet{true, false});
   auto large = library.For(ProfileModels{KwsSize::kLarge, SttSize::kOff});
   auto small = library.For(ProfileModels{KwsSize::kSmall, SttSize::kOff});
   ASSERT_TRUE(large.ok() && small.ok());

@@ -240,8 +240,7 @@ TEST(GovernorDriver, SwapsAfterTheRequestInProgress) {
                          std::string(EARSHOT_SOURCE_DIR) + "/models/kws/computer.eshm").ok());
   auto gov_config = governor::GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
-  auto library =
-      std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{true, true});
+  auto library = std::make_shared<ModelLibrary>(config, StageSet{true, true});
   auto large = library->For(gov_config->Models(governor::Profile::kPerformance));
   auto small = library->For(gov_config->Models(governor::Profile::kSaver));
   ASSERT_TRUE(large.ok() && small.ok());
@@ -303,8 +302,7 @@ TEST(GovernorDriver, AModelThatFailsToLoadKeepsTheOldOnes) {
   ASSERT_TRUE(config.Set("kws.small_models", "/nonexistent/small.eshm").ok());
   auto gov_config = governor::GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
-  auto library =
-      std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{true, false});
+  auto library = std::make_shared<ModelLibrary>(config, StageSet{true, false});
   auto large = library->For(gov_config->Models(governor::Profile::kPerformance));
   ASSERT_TRUE(large.ok());
   RecordingSink sink;
@@ -357,8 +355,7 @@ TEST(GovernorDriver, OneLoadAtATimeTheLatestWaiting) {
   const config::Config config = config::Config::Defaults();
   auto gov_config = governor::GovernorConfig::FromConfig(config);
   ASSERT_TRUE(gov_config.ok());
-  auto library =
-      std::make_shared<ModelLibrary>(config, features::FrontEndConfig{}, StageSet{false, false});
+  auto library = std::make_shared<ModelLibrary>(config, StageSet{false, false});
   DeferredLoader loader;
   RecordingHost host;
   governor::GovernorDriver driver(

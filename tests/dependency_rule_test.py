@@ -7,10 +7,10 @@ The layers are read from the first code block of that section, one line a layer,
 "layer N: FOLDER...". tests/, bench/, docs/, out/ and build*/ are not checked (they stand above
 the rest).
 Fails, naming the file, the line and the edge, on every edge the rule does not allow, on a cycle
-(of folders or of libraries) and on a folder with code that the rule does not place; and on a
-named namespace other than the folder's: earshot::NAME (or one inside it), NAME the folder's last
-part (models/kws: earshot::kws), base/'s earshot itself. Before that,
-it checks itself on a small tree of its own with a wrong edge and a cycle in it.
+(of folders or of libraries), on a folder with code that the rule does not place, and on a named
+namespace other than the folder's: earshot::NAME (or one inside it), NAME the folder's last part
+(models/kws: earshot::kws), base/'s earshot itself. Before that, it checks itself on a small tree
+of its own with a wrong edge, a wrong namespace and a cycle in it.
 
 usage: tests/dependency_rule_test.py [SOURCE_DIR]   (default: this clone)
 """

@@ -81,13 +81,12 @@ void PrintReport(const statemachine::PipelineStats& s, double wall_s) {
 // The models of --profile (the governor's choice for it), or those the config names.
 Result<statemachine::PipelineModels> LoadModels(const cli::Args& args, const config::Config& config,
                                                 statemachine::StageSet stages) {
-  const features::FrontEndConfig front_end;
   const std::string name = args.Option("--profile", "");
-  if (name.empty()) return statemachine::PipelineModels::Load(config, front_end, stages);
+  if (name.empty()) return statemachine::PipelineModels::Load(config, stages);
   auto profile = governor::ParseProfileSetting(name);  // checked by Bench
   auto gov_config = governor::GovernorConfig::FromConfig(config);
   if (!gov_config.ok()) return gov_config.error();
-  statemachine::ModelLibrary library(config, front_end, stages);
+  statemachine::ModelLibrary library(config, stages);
   return library.For(gov_config->Models(**profile));
 }
 

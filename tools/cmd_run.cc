@@ -70,7 +70,6 @@ struct Governed {
 // --sensors FILE or --sysfs-root DIR: a governor reading that; neither: a governor without
 // sensors when governor.profile fixes a profile (its models, and its profile event), else none.
 Result<std::optional<Governed>> MakeGoverned(const cli::Args& args, const config::Config& config,
-                                             const features::FrontEndConfig& front_end,
                                              statemachine::StageSet stages) {
   const std::string timeline_path = args.Option("--sensors", "");
   const std::string sysfs_root = args.Option("--sysfs-root", "");
@@ -84,7 +83,7 @@ Result<std::optional<Governed>> MakeGoverned(const cli::Args& args, const config
     return Error{"--sysfs-root '" + sysfs_root + "': not a directory"};
   }
   Governed governed{*gov_config, nullptr,
-                    std::make_shared<statemachine::ModelLibrary>(config, front_end, stages)};
+                    std::make_shared<statemachine::ModelLibrary>(config, stages)};
   if (!sensors) {
     governed.read = [](int64_t) {
       return governor::SensorSample{};
@@ -163,8 +162,7 @@ int Run(const cli::Args& args) {
     PrintError("run: --sensors and --sysfs-root are two sources for one governor: give one");
     return cli::kExitUsage;
   }
-  Result<std::optional<Governed>> governed =
-      MakeGoverned(args, *cfg, features::FrontEndConfig{}, *stages);
+  Result<std::optional<Governed>> governed = MakeGoverned(args, *cfg, *stages);
   if (!governed.ok()) {
     PrintError(governed.error().message);
     return cli::kExitRuntime;
@@ -172,9 +170,8 @@ int Run(const cli::Args& args) {
   Governed* governor = governed->has_value() ? &**governed : nullptr;
   // Loaded once: every file is a new stream over the same models (with a governor, those of its
   // starting profile; its first poll announces the profile and swaps if need be).
-  auto models = governor != nullptr
-                    ? governor->library->For(governor->StartSizes())
-                    : statemachine::PipelineModels::Load(*cfg, features::FrontEndConfig{}, *stages);
+  auto models = governor != nullptr ? governor->library->For(governor->StartSizes())
+                                    : statemachine::PipelineModels::Load(*cfg, *stages);
   if (!models.ok()) {
     PrintError(models.error().message);
     return cli::kExitRuntime;

@@ -24,8 +24,8 @@ std::string Describe(const stt::SttConfig& c) {
 Result<std::unique_ptr<Service>> Service::Create(const config::Config& config,
                                                  const ServiceOptions& options) {
   std::unique_ptr<Service> service(new Service(config, options));
-  Result<statemachine::PipelineModels> models = statemachine::PipelineModels::Load(
-      config, features::FrontEndConfig{}, statemachine::StageSet{true, false});
+  Result<statemachine::PipelineModels> models =
+      statemachine::PipelineModels::Load(config, statemachine::StageSet{true, false});
   if (!models.ok()) return models.error();
   service->wake_models_ = std::move(models).value();
   if (Status s = service->LoadDecoders(); !s.ok()) return s.error();

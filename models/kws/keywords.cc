@@ -22,7 +22,7 @@ int32_t ThresholdQ15(double sensitivity, int32_t default_threshold_q15) {
   const double s = std::clamp(sensitivity, 0.0, 1.0);
   const auto t0 = static_cast<double>(default_threshold_q15);
   const double threshold = s <= 0.5 ? kOne - (kOne - t0) * s / 0.5 : t0 * (1.0 - s) / 0.5;
-  return static_cast<int32_t>(std::clamp(std::lround(threshold), 0L, 32768L));
+  return static_cast<int32_t>(std::clamp(std::lround(threshold), 0L, static_cast<long>(kQ15One)));
 }
 
 Result<std::shared_ptr<const KeywordSet>> LoadKeywordSet(const std::vector<KeywordSpec>& specs,
