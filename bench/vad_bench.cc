@@ -12,6 +12,7 @@
 #include "audio/frame_source.h"
 #include "features/front_end.h"
 #include "models/vad/vad.h"
+#include "options/stage_options.h"
 
 namespace earshot::vad {
 namespace {
@@ -55,7 +56,7 @@ void BM_Vad_Only(benchmark::State& state) {
   }
   const auto& model = Model();
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
-  VadSession session(*model, VadConfig{});
+  VadSession session(*model, *options::BindVad(config::Config::Defaults()));
   std::vector<VadFrame> out;
   out.reserve(64);
   size_t frame = 0;
@@ -74,7 +75,7 @@ void BM_FrontEndPlusVad(benchmark::State& state) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
   const auto& model = Model();
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
-  VadSession session(*model, VadConfig{});
+  VadSession session(*model, *options::BindVad(config::Config::Defaults()));
   const auto& x = Audio();
   std::vector<VadFrame> out;
   out.reserve(64);

@@ -22,6 +22,7 @@
 #include "daemon/input.h"
 #include "daemon/log.h"
 #include "daemon/wakeup.h"
+#include "options/stage_options.h"
 
 namespace earshot::daemon {
 namespace {
@@ -75,8 +76,7 @@ class PipeInput final : public Input {
  public:
   PipeInput(const config::Config& config, sd_event* event, InputHooks hooks)
       : event_(event), hooks_(std::move(hooks)), state_(std::make_shared<PipeState>()) {
-    options_.read_chunk_ms = static_cast<int>(config.Int("audio.read_chunk_ms"));
-    options_.resampler_quality = config.String("audio.resampler_quality");
+    options_ = options::BindFileSource(config);
   }
 
   ~PipeInput() override {

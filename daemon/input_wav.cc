@@ -9,6 +9,7 @@
 #include "audio/frame_source.h"
 #include "daemon/input.h"
 #include "daemon/log.h"
+#include "options/stage_options.h"
 
 namespace earshot::daemon {
 namespace {
@@ -20,8 +21,7 @@ class WavInput final : public Input {
  public:
   WavInput(std::string path, const config::Config& config, sd_event* event, InputHooks hooks)
       : path_(std::move(path)), event_(event), hooks_(std::move(hooks)) {
-    options_.read_chunk_ms = static_cast<int>(config.Int("audio.read_chunk_ms"));
-    options_.resampler_quality = config.String("audio.resampler_quality");
+    options_ = options::BindFileSource(config);
     realtime_ = config.Bool("daemon.realtime");
   }
 

@@ -158,6 +158,12 @@ Result<GovernorConfig> GovernorConfig::FromConfig(const config::Config& config) 
   return c;
 }
 
+GovernorConfig GovernorConfig::Defaults() {
+  Result<GovernorConfig> c = FromConfig(config::Config::Defaults());
+  if (!c.ok()) std::abort();  // the table's defaults are checked by its tests
+  return *c;
+}
+
 Governor::Governor(GovernorConfig config) : config_(std::move(config)), manual_(config_.manual) {
   decision_ = manual_ ? ManualDecision(*manual_) : Automatic();
 }

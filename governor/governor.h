@@ -45,25 +45,24 @@ std::string_view ProfileName(Profile profile);  // "performance", "balanced", "s
 // a profile's name -> that profile; anything else is an error naming the text and the choices.
 Result<std::optional<Profile>> ParseProfileSetting(std::string_view text);
 
+// The [governor] section of the options table, which holds every default: Defaults() is the table's
+// defaults bound, and a value-initialised config (no thresholds, no dwell, no models) is only a
+// blank to fill in.
 struct GovernorConfig {
-  std::optional<Profile> manual;    // governor.profile: nullopt = auto
-  int balanced_below_percent = 40;  // battery thresholds, discharging
-  int saver_below_percent = 20;
-  int critical_below_percent = 10;
-  int hysteresis_percent = 3;
-  int balanced_above_milli_c = 65000;  // temperature thresholds, hottest zone
-  int saver_above_milli_c = 72000;
-  int critical_above_milli_c = 80000;
-  int hysteresis_milli_c = 3000;
-  int64_t min_dwell_ms = 30000;
-  int64_t poll_ms = 5000;           // for the caller: how often to read the sensors
-  std::string sysfs_root = "/sys";  // for the caller: SensorReader's root
+  std::optional<Profile> manual;   // governor.profile: nullopt = auto
+  int balanced_below_percent = 0;  // battery thresholds, discharging
+  int saver_below_percent = 0;
+  int critical_below_percent = 0;
+  int hysteresis_percent = 0;
+  int balanced_above_milli_c = 0;  // temperature thresholds, hottest zone
+  int saver_above_milli_c = 0;
+  int critical_above_milli_c = 0;
+  int hysteresis_milli_c = 0;
+  int64_t min_dwell_ms = 0;
+  int64_t poll_ms = 0;     // for the caller: how often to read the sensors
+  std::string sysfs_root;  // for the caller: SensorReader's root
   // Indexed by Profile: performance, balanced, saver, critical.
-  std::array<statemachine::ProfileModels, kProfileCount> models = {
-      {{statemachine::KwsSize::kLarge, statemachine::SttSize::kLarge},
-       {statemachine::KwsSize::kLarge, statemachine::SttSize::kSmall},
-       {statemachine::KwsSize::kSmall, statemachine::SttSize::kSmall},
-       {statemachine::KwsSize::kSmall, statemachine::SttSize::kOff}}};
+  std::array<statemachine::ProfileModels, kProfileCount> models{};
 
   const statemachine::ProfileModels& Models(Profile profile) const {
     return models[static_cast<int>(profile)];
@@ -73,6 +72,8 @@ struct GovernorConfig {
   Status Validate() const;
   // From the [governor] section of the options table.
   static Result<GovernorConfig> FromConfig(const config::Config& config);
+  // The options table's defaults, bound.
+  static GovernorConfig Defaults();
 };
 
 struct Decision {

@@ -23,6 +23,13 @@ std::string OrDefault(const std::string& value, const std::string& fallback) {
 
 }  // namespace
 
+audio::FileSourceOptions BindFileSource(const config::Config& config) {
+  audio::FileSourceOptions options;
+  options.read_chunk_ms = Int(config, "audio.read_chunk_ms");
+  options.resampler_quality = config.String("audio.resampler_quality");
+  return options;
+}
+
 Result<vad::VadConfig> BindVad(const config::Config& config) {
   vad::VadConfig c;
   c.smooth_half_frames = Int(config, "vad.smooth_ms") / 20;

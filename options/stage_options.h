@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "audio/frame_source.h"
 #include "base/result.h"
 #include "config/config.h"
 #include "models/kws/keywords.h"
@@ -16,6 +17,9 @@
 #include "models/vad/vad.h"
 
 namespace earshot::options {
+
+// [audio]: how a file or stream is read and resampled (read_chunk_ms, resampler_quality).
+audio::FileSourceOptions BindFileSource(const config::Config& config);
 
 // [vad]: smoothing, threshold, minimum speech and hangover, from ms to 10 ms frames.
 Result<vad::VadConfig> BindVad(const config::Config& config);

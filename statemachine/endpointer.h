@@ -9,10 +9,12 @@
 
 namespace earshot::statemachine {
 
+// From the options table's stt.endpoint_silence_ms, stt.max_utterance_ms and
+// stt.no_speech_timeout_ms (FromConfig), which hold the defaults.
 struct EndpointConfig {
-  int endpoint_silence_frames = 70;    // 700 ms
-  int max_utterance_frames = 1000;     // 10 s
-  int no_speech_timeout_frames = 400;  // 4 s
+  int endpoint_silence_frames = 0;
+  int max_utterance_frames = 0;
+  int no_speech_timeout_frames = 0;
   // Speech in the first frames after the start is the keyword's trail (the VAD model's look back,
   // its smoothing and its hangover), not the request: it counts only if it goes on past them.
   int trail_frames = 0;

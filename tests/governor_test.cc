@@ -15,7 +15,7 @@ namespace earshot::governor {
 namespace {
 
 GovernorConfig NoDwell() {
-  GovernorConfig c;  // defaults: battery 40/20/10 % (+3), temperature 65/72/80 C (-3)
+  GovernorConfig c = GovernorConfig::Defaults();
   c.min_dwell_ms = 0;
   return c;
 }
@@ -64,7 +64,7 @@ TEST(GovernorPolicy, SlowDischargeCrossesEveryThreshold) {
 
 TEST(GovernorPolicy, DefaultDwellDelaysButKeepsTheDischargeSteps) {
   // With the 30 s default dwell and a poll every 5 s nothing is lost on a slow discharge.
-  EXPECT_EQ(Replay(GovernorConfig{}, Discharge(50, 5), 45 * 60).size(), 4u);
+  EXPECT_EQ(Replay(GovernorConfig::Defaults(), Discharge(50, 5), 45 * 60).size(), 4u);
 }
 
 TEST(GovernorPolicy, ChargerPluggedMidwayIsPlentyOfPower) {
@@ -125,7 +125,7 @@ TEST(GovernorPolicy, HysteresisAbsorbsFlappingReadings) {
 }
 
 TEST(GovernorPolicy, MinimumDwellHoldsAProfile) {
-  GovernorConfig c;
+  GovernorConfig c = GovernorConfig::Defaults();
   c.min_dwell_ms = 30000;
   const char* timeline =
       "0  45 0 40\n"
@@ -176,7 +176,8 @@ TEST(GovernorPolicy, TemperaturesAreWrittenInTenths) {
 }
 
 TEST(GovernorPolicy, ManualOverrideBeatsReadingsAndAutoGivesControlBack) {
-  Governor g(GovernorConfig{});  // the default dwell: manual and auto act at once all the same
+  Governor g(
+      GovernorConfig::Defaults());  // the default dwell: manual and auto act at once all the same
   SensorReadings low{15, false, 40000};
   EXPECT_EQ(g.Update(low, 0).profile, Profile::kSaver);
 
@@ -209,7 +210,7 @@ TEST(GovernorPolicy, ManualToTheSameProfileIsAnnounced) {
 }
 
 TEST(GovernorPolicy, ConfiguredProfileIsManualFromTheStart) {
-  GovernorConfig c;
+  GovernorConfig c = GovernorConfig::Defaults();
   c.manual = Profile::kCritical;
   Governor g(c);
   EXPECT_EQ(g.decision().profile, Profile::kCritical);
@@ -221,7 +222,7 @@ TEST(GovernorPolicy, ConfiguredProfileIsManualFromTheStart) {
 }
 
 TEST(GovernorLevels, ThresholdsAreStrictAndHysteresisIsExact) {
-  const GovernorConfig c;
+  const GovernorConfig c = GovernorConfig::Defaults();
   EXPECT_EQ(BatteryLevel(c, Profile::kPerformance, 40), Profile::kPerformance);
   EXPECT_EQ(BatteryLevel(c, Profile::kPerformance, 39), Profile::kBalanced);
   EXPECT_EQ(BatteryLevel(c, Profile::kBalanced, 42), Profile::kBalanced);
@@ -236,28 +237,18 @@ TEST(GovernorLevels, ThresholdsAreStrictAndHysteresisIsExact) {
   EXPECT_EQ(ThermalLevel(c, Profile::kSaver, 80001), Profile::kCritical);
 }
 
-TEST(GovernorConfigTest, DefaultsOfTheOptionsTableMatchTheStruct) {
-  Result<GovernorConfig> c = GovernorConfig::FromConfig(config::Config::Defaults());
-  ASSERT_TRUE(c.ok()) << c.error().message;
-  const GovernorConfig d;
-  EXPECT_EQ(c->manual, d.manual);
-  EXPECT_EQ(c->balanced_below_percent, d.balanced_below_percent);
-  EXPECT_EQ(c->saver_below_percent, d.saver_below_percent);
-  EXPECT_EQ(c->critical_below_percent, d.critical_below_percent);
-  EXPECT_EQ(c->hysteresis_percent, d.hysteresis_percent);
-  EXPECT_EQ(c->balanced_above_milli_c, d.balanced_above_milli_c);
-  EXPECT_EQ(c->saver_above_milli_c, d.saver_above_milli_c);
-  EXPECT_EQ(c->critical_above_milli_c, d.critical_above_milli_c);
-  EXPECT_EQ(c->hysteresis_milli_c, d.hysteresis_milli_c);
-  EXPECT_EQ(c->min_dwell_ms, d.min_dwell_ms);
-  EXPECT_EQ(c->poll_ms, d.poll_ms);
-  EXPECT_EQ(c->sysfs_root, d.sysfs_root);
-  EXPECT_EQ(c->models, d.models);
+TEST(GovernorConfigTest, DefaultsAreTheOptionsTables) {
+  const GovernorConfig d = GovernorConfig::Defaults();
+  EXPECT_EQ(d.manual, std::nullopt);
+  EXPECT_EQ(d.balanced_below_percent, 40);
+  EXPECT_EQ(d.critical_above_milli_c, 80000);
+  EXPECT_EQ(d.min_dwell_ms, 30000);
+  EXPECT_EQ(d.sysfs_root, "/sys");
   EXPECT_EQ(
-      c->Models(Profile::kBalanced),
+      d.Models(Profile::kBalanced),
       (statemachine::ProfileModels{statemachine::KwsSize::kLarge, statemachine::SttSize::kSmall}));
   EXPECT_EQ(
-      c->Models(Profile::kCritical),
+      d.Models(Profile::kCritical),
       (statemachine::ProfileModels{statemachine::KwsSize::kSmall, statemachine::SttSize::kOff}));
 }
 
@@ -283,7 +274,7 @@ TEST(GovernorConfigTest, ThresholdsOutOfOrderAreRefusedWithNamesAndUnits) {
   EXPECT_EQ(c.error().message,
             "governor.saver_below_percent (50 %) must not exceed governor.balanced_below_percent "
             "(40 %)");
-  GovernorConfig t;
+  GovernorConfig t = GovernorConfig::Defaults();
   t.critical_above_milli_c = 70000;
   ASSERT_FALSE(t.Validate().ok());
   EXPECT_NE(

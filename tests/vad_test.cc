@@ -1,13 +1,15 @@
 // The VAD: bit-exact against the training script's integer reference, model-file validation, and
 // behaviour on signals that must not hold it on.
+#include "models/vad/vad.h"
+
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 
 #include <cmath>
 #include <cstring>
-#include <functional>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <numbers>
 #include <random>
 #include <sstream>
@@ -15,7 +17,7 @@
 
 #include "features/front_end.h"
 #include "models/model_file.h"
-#include "models/vad/vad.h"
+#include "options/stage_options.h"
 #include "tests/from_env.h"
 #include "tests/temp_path.h"
 
@@ -29,6 +31,9 @@ const std::string kModel =
     FromEnv("EARSHOT_VAD_MODEL", std::string(EARSHOT_SOURCE_DIR) + "/models/vad/vad.eshm");
 const std::string kVectors =
     FromEnv("EARSHOT_VAD_VECTORS", std::string(EARSHOT_SOURCE_DIR) + "/tests/data/vad_vectors.txt");
+
+// The [vad] defaults of the options table, which the daemon runs.
+VadConfig TableDefaults() { return *options::BindVad(config::Config::Defaults()); }
 
 std::shared_ptr<const VadModel> LoadModel() {
   auto model = VadModel::Load(kModel, features::FrontEndConfig{});
@@ -73,7 +78,7 @@ TEST(Vad, BitExactWithTheTrainingReference) {
   ASSERT_NE(model, nullptr);
   const std::vector<VectorLine> vectors = ReadVectors();
   ASSERT_GT(vectors.size(), 100u);
-  VadConfig config;
+  VadConfig config = TableDefaults();
   config.min_speech_frames = 0;
   config.smooth_half_frames = 0;  // the raw MLP scores, as the reference computes them
   VadSession session(model, config);
@@ -128,7 +133,7 @@ TEST(Vad, SimdAndPlainTransformsGiveTheSameInputs) {
 // Runs a signal through the front end and the VAD; the share of frames decided as speech.
 double SpeechShare(const std::vector<int16_t>& x, size_t skip_frames = 0) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
-  VadSession session(LoadModel(), VadConfig{});
+  VadSession session(LoadModel(), TableDefaults());
   std::vector<VadFrame> out;
   for (size_t i = 0; i + 160 <= x.size(); i += 160) {
     (*fe)->Process(std::span<const int16_t>(x).subspan(i, 160));
@@ -271,7 +276,7 @@ TEST_F(VadModelFile, NotAModel) {
 
 // The decision over a scripted score sequence ("1" voice, "0" not), frame by frame.
 std::string Decide(const std::string& voice, int min_speech, int hangover) {
-  VadConfig config;
+  VadConfig config = TableDefaults();
   config.min_speech_frames = min_speech;
   config.hangover_frames = hangover;
   SpeechDecision decision(config);
@@ -322,7 +327,7 @@ TEST(ScoreSmoother, CentredMeanWithShorterEdges) {
 }
 
 TEST(SpeechDecision, NoDelayWithoutMinSpeech) {
-  VadConfig config;
+  VadConfig config = TableDefaults();
   config.min_speech_frames = 0;
   SpeechDecision decision(config);
   std::vector<VadFrame> out;

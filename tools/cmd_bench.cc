@@ -33,7 +33,7 @@ constexpr std::string_view kUsage =
     "(default: kws.models' and stt.profile's).\n";
 
 Result<std::vector<audio::Frame>> ReadAll(const std::string& path, const config::Config& config) {
-  auto source = audio::FileSource::Open(path, SourceOptions(config));
+  auto source = audio::FileSource::Open(path, options::BindFileSource(config));
   if (!source.ok()) return source.error();
   std::vector<audio::Frame> frames;
   audio::Frame frame;

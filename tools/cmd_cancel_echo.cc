@@ -6,6 +6,7 @@
 
 #include "audio/frame_source.h"
 #include "audio/sound_file.h"
+#include "options/stage_options.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -59,7 +60,7 @@ int CancelEcho(const cli::Args& args) {
     PrintError("cancel-echo: expected --reference PLAYED, FILE and OUT");
     return cli::kExitUsage;
   }
-  auto file = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  auto file = audio::FileSource::Open(args.positional[0], options::BindFileSource(*cfg));
   if (!file.ok()) {
     PrintError(file.error().message);
     return cli::kExitRuntime;

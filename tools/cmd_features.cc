@@ -67,7 +67,7 @@ int Cepstra(const config::Config& cfg, const std::string& path) {
     PrintError(cepstra.error().message);
     return cli::kExitRuntime;
   }
-  auto source = audio::FileSource::Open(path, SourceOptions(cfg));
+  auto source = audio::FileSource::Open(path, options::BindFileSource(cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
     return cli::kExitRuntime;
@@ -97,7 +97,7 @@ int Embeddings(const config::Config& cfg, const std::string& path, const std::st
     return cli::kExitRuntime;
   }
   auto front_end = features::FrontEnd::Create(config);
-  auto source = audio::FileSource::Open(path, SourceOptions(cfg));
+  auto source = audio::FileSource::Open(path, options::BindFileSource(cfg));
   if (!front_end.ok() || !source.ok()) {
     PrintError(front_end.ok() ? source.error().message : front_end.error().message);
     return cli::kExitRuntime;
@@ -174,7 +174,7 @@ int Features(const cli::Args& args) {
     PrintError(front_end.error().message);
     return cli::kExitRuntime;
   }
-  auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  auto source = audio::FileSource::Open(args.positional[0], options::BindFileSource(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
     return cli::kExitRuntime;

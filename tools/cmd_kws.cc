@@ -147,7 +147,7 @@ int Kws(const cli::Args& command_args) {
   }
   Result<kws::KwsConfig> kws_config = options::BindKws(*cfg);
   kws::KeywordSetSession session(*set, *kws_config);
-  auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  auto source = audio::FileSource::Open(args.positional[0], options::BindFileSource(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
     return cli::kExitRuntime;

@@ -109,7 +109,7 @@ Result<std::vector<statemachine::Event>> RunFile(const std::string& path,
                                                  const statemachine::PipelineModels& models,
                                                  Governed* governed, Playback* playback) {
   Result<std::unique_ptr<audio::FileSource>> source =
-      audio::FileSource::Open(path, SourceOptions(config));
+      audio::FileSource::Open(path, options::BindFileSource(config));
   if (!source.ok()) return source.error();
   CollectingSink sink;
   // Warned once per file, on stderr at once and as an event in the file's place.

@@ -79,7 +79,7 @@ struct Stats {
 
 Result<stt::SttResult> TranscribeFile(const std::string& path, const config::Config& config,
                                    stt::SttSession& session, Stats& stats) {
-  auto source = audio::FileSource::Open(path, SourceOptions(config));
+  auto source = audio::FileSource::Open(path, options::BindFileSource(config));
   if (!source.ok()) return source.error();
   audio::Frame frame;
   std::vector<int16_t> samples;  // decoded first: the timing covers recognition only

@@ -3,6 +3,7 @@
 
 #include "audio/format.h"
 #include "base/q15.h"
+#include "options/stage_options.h"
 #include "tools/commands.h"
 #include "tools/stages.h"
 
@@ -29,7 +30,7 @@ int Vad(const cli::Args& args) {
     PrintError(stage.error().message);
     return cli::kExitRuntime;
   }
-  auto source = audio::FileSource::Open(args.positional[0], SourceOptions(*cfg));
+  auto source = audio::FileSource::Open(args.positional[0], options::BindFileSource(*cfg));
   if (!source.ok()) {
     PrintError(source.error().message);
     return cli::kExitRuntime;

@@ -7,13 +7,6 @@
 
 namespace earshot::tools {
 
-audio::FileSourceOptions SourceOptions(const config::Config& config) {
-  audio::FileSourceOptions options;
-  options.read_chunk_ms = static_cast<int>(config.Int("audio.read_chunk_ms"));
-  options.resampler_quality = config.String("audio.resampler_quality");
-  return options;
-}
-
 Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(features::FrontEndConfig config,
                                                          bool noise_suppression) {
   config.noise_suppression = noise_suppression;
@@ -45,7 +38,7 @@ Status ForEachFrame(audio::FrameSource& source, features::FrontEnd& front_end,
 
 Result<Playback> Playback::Open(const std::string& path, const config::Config& config) {
   Result<std::unique_ptr<audio::FileSource>> source =
-      audio::FileSource::Open(path, SourceOptions(config));
+      audio::FileSource::Open(path, options::BindFileSource(config));
   if (!source.ok()) return source.error();
   Result<std::unique_ptr<echo::EchoCanceller>> canceller =
       echo::EchoCanceller::Create(echo::EchoCancellerConfig{});

@@ -13,9 +13,6 @@
 
 namespace earshot::tools {
 
-// The source options of the [audio] section.
-audio::FileSourceOptions SourceOptions(const config::Config& config);
-
 // The front end of `config` (the device's: the defaults), with NoiseSuppression on its log-mel if
 // asked (`earshot features --noise-suppression`).
 Result<std::unique_ptr<features::FrontEnd>> MakeFrontEnd(features::FrontEndConfig config,

@@ -17,7 +17,6 @@
 namespace earshot::kws {
 
 inline constexpr double kDefaultSensitivity = 0.5;
-inline constexpr int kDefaultRefractoryMs = 1000;
 
 struct KeywordSpec {
   std::string name;        // "": its model's phrase, else the model file's name without .eshm

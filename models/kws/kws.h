@@ -49,6 +49,7 @@
 #include <string>
 #include <vector>
 
+#include "audio/format.h"
 #include "base/result.h"
 #include "features/front_end_config.h"
 #include "features/noise_suppression.h"
@@ -118,13 +119,18 @@ bool SharesTrunk(const KwsModel& a, const KwsModel& b);
 
 // Settings of the detection (detector.h) shared by every keyword, with one keyword's threshold
 // and refractory period; smoothing is the session's.
+// A keyword's time after a wake in which it gives no other, where kws.refractory_ms is unset.
+inline constexpr int kDefaultRefractoryMs = 1000;
+
 struct KwsConfig {
   int32_t threshold_q15 = kDefaultThresholdQ15;  // Q15; 32768: never (scores are at most 32767)
-  int refractory_frames = 100;                   // no second wake within 1 s
+  int refractory_frames = audio::MsToFrames(kDefaultRefractoryMs);
   // A wake at the latest this long after the score crossed; the keywords' run weights were
   // calibrated on it (kws_verify), so it is no option.
   int max_hold_frames = 50;
-  int gap_frames = 10;  // a dip under the threshold this long does not end the run
+  // A dip under the threshold this long does not end the run (kws.gap_ms binds it and holds its
+  // default; 0: any dip ends it).
+  int gap_frames = 0;
   // The score is the mean of the network's last smooth_frames scores (1: none, the raw scores the
   // tests compare; kws.smooth_ms binds it, by default 50 ms: 5 hops).
   int smooth_frames = 1;

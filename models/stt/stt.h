@@ -81,7 +81,8 @@ struct SttConfig {
   int command_pause_ms = 1000;   // the longest pause between two words of a command
   // A rejected utterance decoded again with the language model (stt.command_open_transcript).
   bool command_open_transcript = false;
-  std::string profile = "large";
+  // stt.profile binds it: "large" or "small"; "": pocketsphinx's own search.
+  std::string profile;
   // Or "earshot": cepstra from features/ (sphinx_cepstra.h), for its benchmark; not an option.
   std::string front_end = "pocketsphinx";
   // The command classifier joined to the command words (command_fusion.h): stt.command_model, by

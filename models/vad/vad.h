@@ -57,13 +57,14 @@ class VadModel {
   int bands_;
 };
 
+// Bound from the options table's [vad] section (options/stage_options.h), which holds the defaults;
+// a value-initialised one is a blank to fill in (raw scores, and every frame voice).
 struct VadConfig {
-  int smooth_half_frames = 10;    // scores are averaged over frames k-h .. k+h (0: raw scores)
-  int32_t threshold_q15 = 16384;  // score >= threshold is voice (0.5)
-  int min_speech_frames = 5;      // a voice run shorter than this is not speech
-  int hangover_frames = 10;       // speech continues this long after the last voice frame
-  // Explains the first impossible setting, with its unit. (The options table's [vad] section
-  // binds it: options/stage_options.h.)
+  int smooth_half_frames = 0;  // scores are averaged over frames k-h .. k+h (0: raw scores)
+  int32_t threshold_q15 = 0;   // score >= threshold is voice
+  int min_speech_frames = 0;   // a voice run shorter than this is not speech
+  int hangover_frames = 0;     // speech continues this long after the last voice frame
+  // Explains the first impossible setting, with its unit.
   Status Validate() const;
 };
 
