@@ -17,6 +17,9 @@
 namespace earshot::vad {
 namespace {
 
+// The [vad] defaults of the options table, which the daemon runs.
+VadConfig TableDefaults() { return *options::BindVad(config::Config::Defaults()); }
+
 // Loaded once; its error (a bad EARSHOT_VAD_MODEL) skips each benchmark with the loader's message.
 const Result<std::shared_ptr<const VadModel>>& Model() {
   const char* path = std::getenv("EARSHOT_VAD_MODEL");
@@ -56,7 +59,7 @@ void BM_Vad_Only(benchmark::State& state) {
   }
   const auto& model = Model();
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
-  VadSession session(*model, *options::BindVad(config::Config::Defaults()));
+  VadSession session(*model, TableDefaults());
   std::vector<VadFrame> out;
   out.reserve(64);
   size_t frame = 0;
@@ -75,7 +78,7 @@ void BM_FrontEndPlusVad(benchmark::State& state) {
   auto fe = features::FrontEnd::Create(features::FrontEndConfig{});
   const auto& model = Model();
   if (!model.ok()) return state.SkipWithError(model.error().message.c_str());
-  VadSession session(*model, *options::BindVad(config::Config::Defaults()));
+  VadSession session(*model, TableDefaults());
   const auto& x = Audio();
   std::vector<VadFrame> out;
   out.reserve(64);

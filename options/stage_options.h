@@ -1,9 +1,9 @@
 // The options table bound to the stages' plain configs: the one place below the hosts (the
-// cascade, the daemon, the tools) that reads config::Config by name for the VAD, the keyword
-// spotter and speech-to-text. (The front end has no options: every bundled model states
-// features::FrontEndConfig's defaults, so the device runs those.) The stages themselves take their
-// Config structs only, so features/ and models/ never see the string-keyed table. Each binding
-// checks the result with the struct's Validate(); errors name the option or the unit.
+// cascade, the daemon, the tools) that reads config::Config by name for the audio sources, the
+// VAD, the keyword spotter and speech-to-text. (The front end has no options: every bundled model
+// states features::FrontEndConfig's defaults, so the device runs those.) The stages themselves take
+// their Config structs only, so features/ and models/ never see the string-keyed table. Each
+// binding checks the result with the struct's Validate(); errors name the option or the unit.
 #pragma once
 
 #include <vector>

@@ -176,8 +176,8 @@ TEST(GovernorPolicy, TemperaturesAreWrittenInTenths) {
 }
 
 TEST(GovernorPolicy, ManualOverrideBeatsReadingsAndAutoGivesControlBack) {
-  Governor g(
-      GovernorConfig::Defaults());  // the default dwell: manual and auto act at once all the same
+  // The default dwell: manual and auto act at once all the same.
+  Governor g(GovernorConfig::Defaults());
   SensorReadings low{15, false, 40000};
   EXPECT_EQ(g.Update(low, 0).profile, Profile::kSaver);
 

@@ -117,11 +117,11 @@ class KwsModel {
 // geometry and bytes (weights, biases, requantisation). Their remaining layers may differ.
 bool SharesTrunk(const KwsModel& a, const KwsModel& b);
 
-// Settings of the detection (detector.h) shared by every keyword, with one keyword's threshold
-// and refractory period; smoothing is the session's.
 // A keyword's time after a wake in which it gives no other, where kws.refractory_ms is unset.
 inline constexpr int kDefaultRefractoryMs = 1000;
 
+// Settings of the detection (detector.h) shared by every keyword, with one keyword's threshold
+// and refractory period; smoothing is the session's.
 struct KwsConfig {
   int32_t threshold_q15 = kDefaultThresholdQ15;  // Q15; 32768: never (scores are at most 32767)
   int refractory_frames = audio::MsToFrames(kDefaultRefractoryMs);
